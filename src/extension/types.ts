@@ -1,0 +1,77 @@
+/**
+ * Interfaces shared by the extension's parts (overrides, grammar hook,
+ * settings, telemetry, commands), so each part can be built and tested alone.
+ * Nothing here carries an argument value: every field is value-free metadata.
+ */
+import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
+
+/** The user's settings file (`tool-repair/settings.json`); see docs/operations.md. */
+export interface RepairDisplaySettings {
+	/** Default true. */
+	showIndicator: boolean;
+	/** Default false. */
+	showNotes: boolean;
+	/** Default "strip". */
+	grammarRecovery: GrammarPolicyMode;
+	/** Default []. When non-empty it replaces the active tool set for grammar promotion. */
+	grammarAllowedTools: string[];
+	/** Default "adaptive". */
+	policyProfile: RepairPolicyProfile;
+	/** Default "preserve". */
+	unknownGrammarText: UnknownGrammarTextPolicy;
+}
+
+/** A tool-channel repair outcome (record type A). */
+export interface ToolOutcomeEvent {
+	tool: string;
+	model: string | undefined;
+	outcome: "repaired" | "unrepairable";
+	rules: string[];
+	issues?: string;
+	fingerprint?: string;
+	profile: string;
+	stages: string[];
+}
+
+/** A value-strip rule observed but not applied under `conservative` (record type B). */
+export interface ToolObservationEvent {
+	tool: string;
+	model: string | undefined;
+	ruleId: string;
+	profile: string;
+}
+
+/** A grammar leak promoted to a real call (record type C). */
+export interface GrammarRecoveredEvent {
+	tool: string;
+	model: string | undefined;
+	grammar: string;
+	profile: string;
+}
+
+/** Grammar text stripped (type D) or observed (type E) on the message channel. */
+export interface GrammarMessageEvent {
+	model: string | undefined;
+	grammars: string[];
+	profile: string;
+}
+
+/**
+ * The recording points the extension calls. Implementations never throw and
+ * never block the tool-call hot path beyond one append.
+ */
+export interface TelemetryRecorder {
+	toolOutcome(event: ToolOutcomeEvent): void;
+	toolObservation(event: ToolObservationEvent): void;
+	grammarRecovered(event: GrammarRecoveredEvent): void;
+	grammarStripped(event: GrammarMessageEvent): void;
+	grammarObserved(event: GrammarMessageEvent): void;
+}
+
+/** What the commands need from the running extension. */
+export interface SettingsHost {
+	/** The live settings object every handler reads. */
+	current(): RepairDisplaySettings;
+	/** Applies a change to the running session at once and saves it. */
+	update(next: RepairDisplaySettings): void;
+}

@@ -1,0 +1,99 @@
+/**
+ * Types shared by the grammar-leak parsers, the candidate selection and the
+ * recovery driver. Pure data: no pi imports.
+ */
+
+/** Family names in their fixed order: the original ten, then `harmony` and `gemma`. */
+export const GRAMMAR_NAMES = [
+	"dsml",
+	"invoke",
+	"qwen",
+	"kimi",
+	"mistral",
+	"llama",
+	"glm",
+	"granite",
+	"minimax-text",
+	"olmo",
+	"harmony",
+	"gemma",
+] as const;
+
+export type GrammarName = (typeof GRAMMAR_NAMES)[number];
+
+export type GrammarRecoveryMode = "off" | "observe" | "strip" | "recover";
+
+/** A call recognised in text, as `parseToolGrammarLeaks` reports it. */
+export interface RecoveredToolCall {
+	name: string;
+	arguments: Record<string, unknown>;
+	grammar: GrammarName;
+}
+
+/** A family parser's raw finding: a call (or a strip-only marker) and the text range it occupies. */
+export interface GrammarCandidate extends RecoveredToolCall {
+	/** Start offset (inclusive) in the scanned text. */
+	start: number;
+	/** End offset (exclusive) in the scanned text. */
+	end: number;
+	/** A dangling marker or half-written markup: removable text, never a call. */
+	stripOnly?: boolean;
+	/** Found in the model's reasoning (e.g. harmony's `analysis` channel): observed, never promoted. */
+	reasoning?: boolean;
+}
+
+/** Shared, precomputed facts about one scanned text, handed to every family parser. */
+export interface ScanContext {
+	readonly text: string;
+	/** True when `offset` lies inside a triple-backtick fence (an odd number of fences before it). */
+	isInsideFence(offset: number): boolean;
+	/** The families enabled for this scan. */
+	readonly enabled: ReadonlySet<GrammarName>;
+}
+
+/** One family's parser. Must be linear in `context.text.length` and must never throw. */
+export type FamilyParser = (context: ScanContext) => GrammarCandidate[];
+
+export interface MinimalAssistantMessage {
+	role: string;
+	content: Array<
+		| { type: "text"; text: string; [key: string]: unknown }
+		| { type: "thinking"; thinking: string; [key: string]: unknown }
+		| { type: "toolCall"; id: string; name: string; arguments: Record<string, unknown>; [key: string]: unknown }
+		| Record<string, unknown>
+	>;
+	stopReason?: string;
+	[key: string]: unknown;
+}
+
+export interface GrammarRecoveryOptions {
+	mode: GrammarRecoveryMode;
+	knownTools: Set<string>;
+	/** Default: all families. */
+	grammars?: readonly GrammarName[];
+	/** Default true. */
+	requireKnownTool?: boolean;
+	/** Default "preserve". */
+	unknownToolText?: "preserve" | "strip";
+	/**
+	 * Parameter schemas of known tools (plain JSON Schema or TypeBox). When a
+	 * tool's schema is known, textual values are typed from it: `"5"` for an
+	 * integer field becomes 5, while JSON-looking text for a string field stays text.
+	 */
+	toolSchemas?: ReadonlyMap<string, unknown>;
+	/** Clock for promoted call IDs; default `Date.now`. */
+	now?: () => number;
+}
+
+export interface GrammarRecoveryResult {
+	changed: boolean;
+	recoveredCalls: RecoveredToolCall[];
+	strippedGrammars: GrammarName[];
+	strippedRanges: number;
+	promoted: boolean;
+	observed: boolean;
+	detectedGrammars: GrammarName[];
+	detectedRanges: number;
+	promotedCallIds: string[];
+	message: MinimalAssistantMessage;
+}
