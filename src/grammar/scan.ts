@@ -1,0 +1,605 @@
+/**
+ * Shared scanning helpers for every grammar family (extension-contract §2.5).
+ *
+ * Everything here walks forward with an index; there is no regular expression
+ * over unbounded input. Bracket and paren matching go through a per-text
+ * matcher (`bracketMatcherFor`) that remembers every match it learns during a
+ * walk and spends at most a fixed multiple of the text length in total, so a
+ * family that asks for "the balanced JSON at each `{`" stays linear even on
+ * adversarial input (a megabyte of `{"name"` without a closer).
+ *
+ * Quote rule used by all matchers: outside a quoted run, `"` or `'` opens a
+ * run closed by the same character; inside a run, a backslash escapes the next
+ * character. Only the requested bracket kind is counted.
+ */
+import type { ScanContext } from "./types.ts";
+
+// ---------------------------------------------------------------------------
+// Character classes and cursor utilities
+
+const CODE_A = 65;
+const CODE_Z = 90;
+const CODE_LA = 97;
+const CODE_LZ = 122;
+const CODE_0 = 48;
+const CODE_9 = 57;
+
+export function isAsciiLetter(code: number): boolean {
+	return (code >= CODE_A && code <= CODE_Z) || (code >= CODE_LA && code <= CODE_LZ);
+}
+
+export function isDigit(code: number): boolean {
+	return code >= CODE_0 && code <= CODE_9;
+}
+
+/** First character of an identifier: `[A-Za-z_]`. */
+export function isIdentifierStart(code: number): boolean {
+	return isAsciiLetter(code) || code === 95;
+}
+
+/** Later characters of an identifier: `[\w.-]`. */
+export function isIdentifierPart(code: number): boolean {
+	return isIdentifierStart(code) || isDigit(code) || code === 46 || code === 45;
+}
+
+/** Space, tab, newline, carriage return, form feed or vertical tab. */
+export function isWhitespace(code: number): boolean {
+	return code === 32 || code === 9 || code === 10 || code === 13 || code === 12 || code === 11;
+}
+
+/** Reads an identifier (`[A-Za-z_][\w.-]*`) starting exactly at `from`; `end` is exclusive. */
+export function readIdentifier(text: string, from: number): { name: string; end: number } | undefined {
+	if (from < 0 || from >= text.length || !isIdentifierStart(text.charCodeAt(from))) return undefined;
+	let end = from + 1;
+	while (end < text.length && isIdentifierPart(text.charCodeAt(end))) end++;
+	return { name: text.slice(from, end), end };
+}
+
+/** True when the whole string is one identifier. */
+export function isIdentifier(value: string): boolean {
+	const read = readIdentifier(value, 0);
+	return read !== undefined && read.end === value.length;
+}
+
+/** Index of the first non-whitespace character at or after `from` (or `limit`). */
+export function skipWhitespace(text: string, from: number, limit = text.length): number {
+	let i = from;
+	while (i < limit && isWhitespace(text.charCodeAt(i))) i++;
+	return i;
+}
+
+/** Index of the first non-space/tab character at or after `from` (newlines stop it). */
+export function skipInlineSpace(text: string, from: number, limit = text.length): number {
+	let i = from;
+	while (i < limit) {
+		const c = text.charCodeAt(i);
+		if (c !== 32 && c !== 9) break;
+		i++;
+	}
+	return i;
+}
+
+/** True when `text` has `literal` at `at` (case-sensitive). */
+export function startsWithAt(text: string, literal: string, at: number): boolean {
+	return text.startsWith(literal, at);
+}
+
+/** `indexOf` that never searches past `limit`: -1 when the literal would end after it. */
+export function indexOfBefore(text: string, literal: string, from: number, limit = text.length): number {
+	const at = text.indexOf(literal, from);
+	return at === -1 || at + literal.length > limit ? -1 : at;
+}
+
+/** Start of the line holding `offset` (the index after the preceding newline, or 0). */
+export function lineStartOf(text: string, offset: number): number {
+	return text.lastIndexOf("\n", offset - 1) + 1;
+}
+
+/** End of the line holding `offset` (the index of the next newline, or the text length). */
+export function lineEndOf(text: string, offset: number): number {
+	const at = text.indexOf("\n", offset);
+	return at === -1 ? text.length : at;
+}
+
+/** Offsets where lines start: 0 and every index right after a `\n`. */
+export function lineStarts(text: string): number[] {
+	const starts = [0];
+	let at = text.indexOf("\n");
+	while (at !== -1) {
+		starts.push(at + 1);
+		at = text.indexOf("\n", at + 1);
+	}
+	return starts;
+}
+
+/**
+ * The text with only ASCII letters lower-cased, so offsets stay valid (full
+ * Unicode lower-casing can change the length). Used for case-insensitive
+ * literal search: search the lowered copy with a lower-case needle.
+ */
+export function asciiLowerCase(text: string): string {
+	let upper = false;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (c >= CODE_A && c <= CODE_Z) {
+			upper = true;
+			break;
+		}
+	}
+	if (!upper) return text;
+	const parts: string[] = [];
+	let chunkStart = 0;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (c >= CODE_A && c <= CODE_Z) {
+			if (i > chunkStart) parts.push(text.slice(chunkStart, i));
+			parts.push(String.fromCharCode(c + 32));
+			chunkStart = i + 1;
+		}
+	}
+	if (chunkStart < text.length) parts.push(text.slice(chunkStart));
+	return parts.join("");
+}
+
+const lowerCache = new WeakMap<ScanContext, string>();
+
+/** The context's text ASCII-lower-cased, computed once per context. */
+export function lowerTextOf(context: ScanContext): string {
+	let lower = lowerCache.get(context);
+	if (lower === undefined) {
+		lower = asciiLowerCase(context.text);
+		lowerCache.set(context, lower);
+	}
+	return lower;
+}
+
+// ---------------------------------------------------------------------------
+// Bracket matching
+
+export type BracketKind = "{" | "[" | "(";
+
+const CLOSER: Record<BracketKind, number> = { "{": 125, "[": 93, "(": 41 };
+const OPENER: Record<BracketKind, number> = { "{": 123, "[": 91, "(": 40 };
+const KINDS: readonly BracketKind[] = ["{", "[", "("];
+
+/** A balanced span: `text.slice(start, end)` starts with the opener and ends with its closer. */
+export interface BalancedSpan {
+	start: number;
+	end: number;
+	text: string;
+}
+
+/** Total walking allowed per text: this many steps per character, plus a floor for short texts. */
+const WORK_PER_CHAR = 12;
+const WORK_FLOOR = 1 << 16;
+
+/**
+ * Finds matching closers in one text. Every walk records the matches of all
+ * three bracket kinds it sees outside quotes (a walk that starts outside a
+ * quote at an opener follows the same path from there on, so those matches are
+ * facts about the text). A spent work budget makes further unknown queries
+ * answer "unbalanced": a safety bound, never reached by real model output.
+ */
+export class BracketMatcher {
+	readonly text: string;
+	private readonly known: Record<BracketKind, Map<number, number>>;
+	private budget: number;
+
+	constructor(text: string) {
+		this.text = text;
+		this.known = { "{": new Map(), "[": new Map(), "(": new Map() };
+		this.budget = text.length * WORK_PER_CHAR + WORK_FLOOR;
+	}
+
+	/**
+	 * Index just after the closer matching the opener at `open`, or -1 when it
+	 * is not closed before `limit`. `text[open]` must be the opener of `kind`.
+	 */
+	closeOf(kind: BracketKind, open: number, limit = this.text.length): number {
+		const text = this.text;
+		if (text.charCodeAt(open) !== OPENER[kind]) return -1;
+		const memo = this.known[kind].get(open);
+		if (memo !== undefined) return memo === -1 || memo > limit ? -1 : memo;
+		return this.walk(kind, open, limit);
+	}
+
+	private walk(kind: BracketKind, open: number, limit: number): number {
+		const text = this.text;
+		const end = Math.min(limit, text.length);
+		const stacks: Record<BracketKind, number[]> = { "{": [], "[": [], "(": [] };
+		let quote = 0;
+		let i = open;
+		let result = -1;
+		for (; i < end; i++) {
+			if (this.budget-- <= 0) return -1;
+			const c = text.charCodeAt(i);
+			if (quote !== 0) {
+				if (c === 92) i++;
+				else if (c === quote) quote = 0;
+				continue;
+			}
+			if (c === 34 || c === 39) {
+				quote = c;
+				continue;
+			}
+			for (const k of KINDS) {
+				if (c === OPENER[k]) {
+					stacks[k].push(i);
+				} else if (c === CLOSER[k]) {
+					const from = stacks[k].pop();
+					if (from !== undefined) this.known[k].set(from, i + 1);
+				}
+			}
+			if (stacks[kind].length === 0) {
+				result = i + 1;
+				break;
+			}
+		}
+		if (result === -1 && end === text.length) {
+			// Reached the end of the text: openers still open there never close.
+			for (const k of KINDS) for (const from of stacks[k]) this.known[k].set(from, -1);
+		}
+		return result;
+	}
+}
+
+const matcherCache = new WeakMap<ScanContext, BracketMatcher>();
+
+/** The context's shared bracket matcher (one per scanned text). */
+export function bracketMatcherFor(context: ScanContext): BracketMatcher {
+	let matcher = matcherCache.get(context);
+	if (matcher === undefined) {
+		matcher = new BracketMatcher(context.text);
+		matcherCache.set(context, matcher);
+	}
+	return matcher;
+}
+
+/** Index of the first `{` or `[` at or after `from` and before `limit`, or -1. */
+export function firstJsonOpener(text: string, from: number, limit = text.length): number {
+	const brace = indexOfBefore(text, "{", from, limit);
+	const bracket = indexOfBefore(text, "[", from, limit);
+	if (brace === -1) return bracket;
+	if (bracket === -1) return brace;
+	return Math.min(brace, bracket);
+}
+
+/**
+ * The first balanced JSON-looking span in `text` at or after `from` (§2.5):
+ * the first `{` or `[` and its quote-aware matching closer before `limit`.
+ * Undefined when that first opener is not closed. Pass a `matcher` (from
+ * `bracketMatcherFor`) when calling repeatedly over the same text.
+ */
+export function extractFirstBalancedJson(
+	text: string,
+	from = 0,
+	limit = text.length,
+	matcher?: BracketMatcher,
+): BalancedSpan | undefined {
+	const start = firstJsonOpener(text, from, limit);
+	if (start === -1) return undefined;
+	const kind: BracketKind = text.charCodeAt(start) === 123 ? "{" : "[";
+	const end = (matcher && matcher.text === text ? matcher : new BracketMatcher(text)).closeOf(kind, start, limit);
+	if (end === -1) return undefined;
+	return { start, end, text: text.slice(start, end) };
+}
+
+/**
+ * Index just after the `)` matching the `(` at `open` (quote-aware), or -1
+ * when it is not closed before `limit`.
+ */
+export function findMatchingParen(text: string, open: number, limit = text.length, matcher?: BracketMatcher): number {
+	return (matcher && matcher.text === text ? matcher : new BracketMatcher(text)).closeOf("(", open, limit);
+}
+
+// ---------------------------------------------------------------------------
+// Values
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+	if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+	const proto = Object.getPrototypeOf(value) as unknown;
+	return proto === Object.prototype || proto === null;
+}
+
+/** `JSON.parse` that reports failure as `undefined` wrapped in `{ ok: false }`. */
+export function tryParseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+	try {
+		return { ok: true, value: JSON.parse(text) as unknown };
+	} catch {
+		return { ok: false };
+	}
+}
+
+function startsLikeJsonValue(v: string): boolean {
+	const c = v.charCodeAt(0);
+	if (c === 91 || c === 123 || c === 34 || isDigit(c)) return true;
+	if (c === 45) return isDigit(v.charCodeAt(1));
+	return v.startsWith("true") || v.startsWith("false") || v.startsWith("null");
+}
+
+/**
+ * Loose value coercion (§2.5) of an already-trimmed value: JSON when it starts
+ * like a JSON value and parses, the raw string otherwise.
+ */
+export function maybeParseJsonValue(value: string): unknown {
+	if (value === "" || !startsLikeJsonValue(value)) return value;
+	const parsed = tryParseJson(value);
+	return parsed.ok ? parsed.value : value;
+}
+
+/** `JSON.parse(value)`, or the original string when it does not parse. */
+export function parseJsonValueOrString(value: string): unknown {
+	const parsed = tryParseJson(value);
+	return parsed.ok ? parsed.value : value;
+}
+
+/** Nesting limit for `arguments`-inside-`arguments` unwrapping. */
+const MAX_UNWRAP_DEPTH = 8;
+
+/**
+ * Argument normalization (§2.5): JSON text is parsed and normalized again; an
+ * object whose `arguments` holds a string or object is unwrapped when that
+ * yields an object; other plain objects are returned as is; anything else is
+ * undefined (callers use `{}`).
+ */
+export function normalizeArgumentsObject(value: unknown, depth = 0): Record<string, unknown> | undefined {
+	if (depth > MAX_UNWRAP_DEPTH) return undefined;
+	if (typeof value === "string") {
+		const parsed = tryParseJson(value.trim());
+		return parsed.ok ? normalizeArgumentsObject(parsed.value, depth + 1) : undefined;
+	}
+	if (!isPlainObject(value)) return undefined;
+	const inner = value.arguments;
+	if (typeof inner === "string" || isPlainObject(inner)) {
+		const unwrapped = normalizeArgumentsObject(inner, depth + 1);
+		if (unwrapped !== undefined) return unwrapped;
+	}
+	return value;
+}
+
+/** A call read from a JSON object: name and arguments only. */
+export interface JsonCall {
+	name: string;
+	arguments: Record<string, unknown>;
+}
+
+/**
+ * Call from a JSON object (§2.5): name from `name`, `function_name` or
+ * `function.name`; arguments from `arguments`, `args`, `parameters` or
+ * `function.arguments`, normalized, default `{}`.
+ */
+export function callFromJsonObject(value: unknown): JsonCall | undefined {
+	if (!isPlainObject(value)) return undefined;
+	const fn = isPlainObject(value.function) ? value.function : undefined;
+	const rawName = value.name ?? value.function_name ?? fn?.name;
+	if (typeof rawName !== "string") return undefined;
+	const name = rawName.trim();
+	if (name === "") return undefined;
+	const source = value.arguments ?? value.args ?? value.parameters ?? fn?.arguments;
+	return { name, arguments: normalizeArgumentsObject(source) ?? {} };
+}
+
+/** One call per object for a JSON array, one call for a call object, none otherwise. */
+export function callsFromJson(value: unknown): JsonCall[] {
+	if (Array.isArray(value)) {
+		const calls: JsonCall[] = [];
+		for (const item of value) {
+			const call = callFromJsonObject(item);
+			if (call) calls.push(call);
+		}
+		return calls;
+	}
+	const call = callFromJsonObject(value);
+	return call ? [call] : [];
+}
+
+// ---------------------------------------------------------------------------
+// Pythonic calls: `name(key="value", flag=True)`
+
+/** Splits `text` on commas outside quotes and outside `()`, `[]`, `{}` nesting. */
+export function splitTopLevel(text: string, separator = 44): string[] {
+	const pieces: string[] = [];
+	let depth = 0;
+	let quote = 0;
+	let start = 0;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (quote !== 0) {
+			if (c === 92) i++;
+			else if (c === quote) quote = 0;
+			continue;
+		}
+		if (c === 34 || c === 39) quote = c;
+		else if (c === 40 || c === 91 || c === 123) depth++;
+		else if ((c === 41 || c === 93 || c === 125) && depth > 0) depth--;
+		else if (c === separator && depth === 0) {
+			pieces.push(text.slice(start, i));
+			start = i + 1;
+		}
+	}
+	pieces.push(text.slice(start));
+	return pieces;
+}
+
+/** Index of the first `=` outside quotes and nesting, or -1. */
+function topLevelEquals(text: string): number {
+	let depth = 0;
+	let quote = 0;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (quote !== 0) {
+			if (c === 92) i++;
+			else if (c === quote) quote = 0;
+			continue;
+		}
+		if (c === 34 || c === 39) quote = c;
+		else if (c === 40 || c === 91 || c === 123) depth++;
+		else if ((c === 41 || c === 93 || c === 125) && depth > 0) depth--;
+		else if (c === 61 && depth === 0) return i;
+	}
+	return -1;
+}
+
+function isDecimalNumber(v: string): boolean {
+	let i = 0;
+	if (v.charCodeAt(0) === 43 || v.charCodeAt(0) === 45) i = 1;
+	const intStart = i;
+	while (i < v.length && isDigit(v.charCodeAt(i))) i++;
+	if (i === intStart) return false;
+	if (i === v.length) return true;
+	if (v.charCodeAt(i) !== 46) return false;
+	i++;
+	const fracStart = i;
+	while (i < v.length && isDigit(v.charCodeAt(i))) i++;
+	return i > fracStart && i === v.length;
+}
+
+/** Unescapes `\'`, `\"` and `\\` in the inside of a quoted Python string. */
+function unescapePythonQuoted(inner: string): string {
+	if (!inner.includes("\\")) return inner;
+	let out = "";
+	for (let i = 0; i < inner.length; i++) {
+		const c = inner[i];
+		const next = inner[i + 1];
+		if (c === "\\" && (next === "'" || next === '"' || next === "\\")) {
+			out += next;
+			i++;
+		} else {
+			out += c;
+		}
+	}
+	return out;
+}
+
+/** Replaces the bare words True/False/None (outside quotes) with JSON literals. */
+function pythonWordsToJson(text: string): string {
+	let out = "";
+	let quote = 0;
+	let i = 0;
+	while (i < text.length) {
+		const c = text.charCodeAt(i);
+		if (quote !== 0) {
+			out += text[i];
+			if (c === 92 && i + 1 < text.length) {
+				out += text[i + 1];
+				i += 2;
+				continue;
+			}
+			if (c === quote) quote = 0;
+			i++;
+			continue;
+		}
+		if (c === 34 || c === 39) {
+			quote = c;
+			out += text[i];
+			i++;
+			continue;
+		}
+		if (isIdentifierStart(c) && (i === 0 || !isIdentifierPart(text.charCodeAt(i - 1)))) {
+			const word = readIdentifier(text, i);
+			if (word) {
+				out +=
+					word.name === "True" ? "true" : word.name === "False" ? "false" : word.name === "None" ? "null" : word.name;
+				i = word.end;
+				continue;
+			}
+		}
+		out += text[i];
+		i++;
+	}
+	return out;
+}
+
+/** Converts one pythonic argument value (§2.5). */
+export function parsePythonicValue(raw: string): unknown {
+	const v = raw.trim();
+	if (v === "True") return true;
+	if (v === "False") return false;
+	if (v === "None") return null;
+	if (isDecimalNumber(v)) return Number(v);
+	const first = v.charCodeAt(0);
+	if (v.length >= 2 && (first === 39 || first === 34) && v.charCodeAt(v.length - 1) === first) {
+		return unescapePythonQuoted(v.slice(1, -1));
+	}
+	const parsed = tryParseJson(pythonWordsToJson(v));
+	return parsed.ok ? parsed.value : v;
+}
+
+/** Keyword arguments of a pythonic call's argument text; positional pieces are ignored. */
+export function parsePythonicArgs(argsText: string): Record<string, unknown> {
+	const args: Record<string, unknown> = {};
+	if (argsText.trim() === "") return args;
+	for (const piece of splitTopLevel(argsText)) {
+		const eq = topLevelEquals(piece);
+		if (eq === -1) continue;
+		const key = piece.slice(0, eq).trim();
+		if (!isIdentifier(key)) continue;
+		args[key] = parsePythonicValue(piece.slice(eq + 1));
+	}
+	return args;
+}
+
+/** A pythonic call found in text, with the span from its name to its closing paren. */
+export interface PythonicCall extends JsonCall {
+	/** Offset of the line start (leading whitespace included). */
+	lineStart: number;
+	/** Offset of the call name. */
+	start: number;
+	/** Offset just after the closing paren. */
+	end: number;
+}
+
+/**
+ * The pythonic call whose line starts at `lineStart`: optional whitespace,
+ * an identifier, optional spaces, `(`, and a quote-aware matching `)` before
+ * `limit` (which may be on a later line).
+ */
+export function pythonicCallAtLine(
+	text: string,
+	lineStart: number,
+	limit = text.length,
+	matcher?: BracketMatcher,
+): PythonicCall | undefined {
+	const start = skipInlineSpace(text, lineStart, limit);
+	const ident = readIdentifier(text, start);
+	if (!ident || ident.end > limit) return undefined;
+	const open = skipInlineSpace(text, ident.end, limit);
+	if (open >= limit || text.charCodeAt(open) !== 40) return undefined;
+	const end = findMatchingParen(text, open, limit, matcher);
+	if (end === -1) return undefined;
+	return {
+		name: ident.name,
+		arguments: parsePythonicArgs(text.slice(open + 1, end - 1)),
+		lineStart,
+		start,
+		end,
+	};
+}
+
+/**
+ * Every line-leading pythonic call in `text[from, limit)` (§2.5): at `from`
+ * or right after a newline. Scanning resumes after each call's closing paren.
+ */
+export function parsePythonicCalls(
+	text: string,
+	from = 0,
+	limit = text.length,
+	matcher?: BracketMatcher,
+): PythonicCall[] {
+	const calls: PythonicCall[] = [];
+	const shared = matcher && matcher.text === text ? matcher : new BracketMatcher(text);
+	let lineStart = from;
+	while (lineStart < limit) {
+		const call = pythonicCallAtLine(text, lineStart, limit, shared);
+		let next: number;
+		if (call) {
+			calls.push(call);
+			next = text.indexOf("\n", call.end);
+		} else {
+			next = text.indexOf("\n", lineStart);
+		}
+		if (next === -1 || next >= limit) break;
+		lineStart = next + 1;
+	}
+	return calls;
+}
