@@ -1,0 +1,198 @@
+/**
+ * Runs the real pi CLI (the installed `@earendil-works/pi-coding-agent` bin) in
+ * print mode against the scripted provider, fully isolated and offline.
+ *
+ * Each run gets a fresh temporary root holding:
+ *   workspace/  the cwd pi runs in (seed it with `files`),
+ *   agent/      PI_CODING_AGENT_DIR (so the user's ~/.pi is never read or written),
+ *   script.json the provider script (see test/fixtures/scripted-provider.ts),
+ *   telemetry.jsonl / settings.json  default PI_TOOL_REPAIR_TELEMETRY / _SETTINGS targets.
+ * The command is
+ *   node22 <pi bin> -p --no-session -ne -e <scripted provider> -e <extension>
+ *     --provider scripted --model <model> [...args] <prompt>
+ * run with Node 22 (never the system Node), PI_OFFLINE=1, and only the
+ * environment variables the caller passes on top of a cleaned copy of ours
+ * (every PI_* variable of the outer process is dropped first).
+ *
+ * Usage:
+ *   const run = await runPiCli({
+ *     script: [{ toolCalls: [{ name: "read", arguments: { file_path: "a.txt" } }] }, { type: "echo" }],
+ *     files: { "a.txt": "hello\n" },
+ *     env: { PI_TOOL_REPAIR_LOG: "1" },
+ *   });
+ *   run.stdout;            // what pi printed (the echo turn shows the tool results the model saw)
+ *   run.readFile("a.txt"); // the workspace after the run
+ *   run.cleanup();         // or pass keep: true to inspect run.root afterwards
+ * `extension` defaults to this checkout's `index.ts` (the auto-discovery entry);
+ * pass `REPO_ROOT` to load the checkout directory the way `pi -e <checkout>` does,
+ * or `false` to run pi without the repair layer.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ScriptStep } from "../fixtures/scripted-provider.ts";
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const SCRIPTED_PROVIDER_PATH = join(REPO_ROOT, "test/fixtures/scripted-provider.ts");
+export const EXTENSION_ENTRY = join(REPO_ROOT, "index.ts");
+export const PI_BIN = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+
+/** Node 22 from the `node` dev dependency; falls back to the running Node (tests already run on 22). */
+export function node22(): string {
+	const local = join(REPO_ROOT, "node_modules/node/bin/node");
+	return existsSync(local) ? local : process.execPath;
+}
+
+export interface PiCliOptions {
+	script: readonly ScriptStep[];
+	/** Model id offered by the scripted provider (PI_SCRIPTED_MODEL). Default `scripted-1`. */
+	model?: string;
+	/** The user prompt. Default `go`. */
+	prompt?: string;
+	/** Extra environment for pi (applied last; `undefined` removes a variable). */
+	env?: Record<string, string | undefined>;
+	/** Files to create in the workspace before the run, relative path -> content. */
+	files?: Record<string, string>;
+	/** The repair extension to load; default this checkout's `index.ts`; `false` loads none. */
+	extension?: string | false;
+	/** Extra CLI arguments placed before the prompt (e.g. `["-e", "builtin:codemode"]`). */
+	args?: readonly string[];
+	/** Kill the run after this long. Default 60 s. */
+	timeoutMs?: number;
+	/** Keep the temporary root after `cleanup()` is called by the test. */
+	keep?: boolean;
+}
+
+export interface PiCliResult {
+	stdout: string;
+	stderr: string;
+	exitCode: number | null;
+	/** The cwd pi ran in. */
+	workspace: string;
+	/** PI_CODING_AGENT_DIR of the run. */
+	agentDir: string;
+	/** The temporary root holding workspace, agent dir, script and default telemetry/settings paths. */
+	root: string;
+	telemetryPath: string;
+	settingsPath: string;
+	/** Reads a workspace file, or `undefined` when it does not exist. */
+	readFile(relativePath: string): string | undefined;
+	/** The telemetry file's records (empty when none were written). */
+	telemetry(): Record<string, unknown>[];
+	cleanup(): void;
+}
+
+function cleanEnvironment(): Record<string, string> {
+	const env: Record<string, string> = {};
+	for (const [key, value] of Object.entries(process.env)) {
+		if (value === undefined || key.startsWith("PI_")) continue;
+		env[key] = value;
+	}
+	return env;
+}
+
+export async function runPiCli(options: PiCliOptions): Promise<PiCliResult> {
+	const root = mkdtempSync(join(tmpdir(), "pi-repair-cli-"));
+	const workspace = join(root, "workspace");
+	const agentDir = join(root, "agent");
+	mkdirSync(workspace, { recursive: true });
+	mkdirSync(agentDir, { recursive: true });
+	for (const [relative, content] of Object.entries(options.files ?? {})) {
+		const target = join(workspace, relative);
+		mkdirSync(dirname(target), { recursive: true });
+		writeFileSync(target, content);
+	}
+	const scriptPath = join(root, "script.json");
+	writeFileSync(scriptPath, JSON.stringify(options.script, null, 2));
+	const telemetryPath = join(root, "telemetry.jsonl");
+	const settingsPath = join(root, "settings.json");
+
+	const nodePath = node22();
+	const env: Record<string, string> = {
+		...cleanEnvironment(),
+		PATH: [dirname(nodePath), process.env.PATH ?? ""].join(delimiter),
+		PI_CODING_AGENT_DIR: agentDir,
+		PI_OFFLINE: "1",
+		PI_SCRIPTED_SCRIPT: scriptPath,
+		PI_SCRIPTED_MODEL: options.model ?? "scripted-1",
+		PI_TOOL_REPAIR_TELEMETRY: telemetryPath,
+		PI_TOOL_REPAIR_SETTINGS: settingsPath,
+		NO_COLOR: "1",
+	};
+	for (const [key, value] of Object.entries(options.env ?? {})) {
+		if (value === undefined) delete env[key];
+		else env[key] = value;
+	}
+
+	const extension = options.extension === undefined ? EXTENSION_ENTRY : options.extension;
+	const args = [
+		PI_BIN,
+		"-p",
+		"--no-session",
+		"-ne",
+		"-e",
+		SCRIPTED_PROVIDER_PATH,
+		...(extension === false ? [] : ["-e", extension]),
+		"--provider",
+		"scripted",
+		"--model",
+		options.model ?? "scripted-1",
+		...(options.args ?? []),
+		options.prompt ?? "go",
+	];
+
+	const { stdout, stderr, exitCode } = await new Promise<{
+		stdout: string;
+		stderr: string;
+		exitCode: number | null;
+	}>((resolvePromise, reject) => {
+		const child = spawn(nodePath, args, { cwd: workspace, env, stdio: ["ignore", "pipe", "pipe"] });
+		let out = "";
+		let err = "";
+		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+			out += chunk;
+		});
+		child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+			err += chunk;
+		});
+		const timer = setTimeout(() => {
+			child.kill("SIGKILL");
+			err += `\n[pi-cli helper] killed after ${options.timeoutMs ?? 60_000} ms`;
+		}, options.timeoutMs ?? 60_000);
+		child.on("error", (error) => {
+			clearTimeout(timer);
+			reject(error);
+		});
+		child.on("close", (code) => {
+			clearTimeout(timer);
+			resolvePromise({ stdout: out, stderr: err, exitCode: code });
+		});
+	});
+
+	return {
+		stdout,
+		stderr,
+		exitCode,
+		workspace,
+		agentDir,
+		root,
+		telemetryPath,
+		settingsPath,
+		readFile(relativePath) {
+			const target = join(workspace, relativePath);
+			return existsSync(target) ? readFileSync(target, "utf8") : undefined;
+		},
+		telemetry() {
+			if (!existsSync(telemetryPath)) return [];
+			return readFileSync(telemetryPath, "utf8")
+				.split("\n")
+				.filter((line) => line.trim() !== "")
+				.map((line) => JSON.parse(line) as Record<string, unknown>);
+		},
+		cleanup() {
+			if (!options.keep) rmSync(root, { recursive: true, force: true });
+		},
+	};
+}
