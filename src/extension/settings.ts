@@ -1,0 +1,237 @@
+/**
+ * The user's display and policy settings file (`tool-repair/settings.json`
+ * under pi's agent dir, or `PI_TOOL_REPAIR_SETTINGS`): location, defaults,
+ * per-field validation, migration of every historical shape, and saving.
+ *
+ * Loading never writes and never throws: a missing, empty, broken or
+ * unreadable file yields the defaults (or its valid fields) plus at most one
+ * short warning. Saving is atomic (a temp file beside the target, then a
+ * rename), keeps keys this version does not know, and swallows every error.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { getAgentDir } from "@earendil-works/pi-coding-agent";
+import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
+import type { RepairDisplaySettings } from "./types.ts";
+
+export const DEFAULT_DISPLAY_SETTINGS: Readonly<RepairDisplaySettings> = Object.freeze({
+	showIndicator: true,
+	showNotes: false,
+	grammarRecovery: "strip",
+	grammarAllowedTools: Object.freeze([]) as unknown as string[],
+	policyProfile: "adaptive",
+	unknownGrammarText: "preserve",
+});
+
+/** The six keys in the order they are written to disk. */
+export const SETTINGS_KEYS = [
+	"showIndicator",
+	"showNotes",
+	"grammarRecovery",
+	"grammarAllowedTools",
+	"policyProfile",
+	"unknownGrammarText",
+] as const satisfies readonly (keyof RepairDisplaySettings)[];
+
+export const POLICY_PROFILES: readonly RepairPolicyProfile[] = ["conservative", "adaptive", "recover"];
+export const GRAMMAR_MODES: readonly GrammarPolicyMode[] = ["off", "observe", "strip", "recover"];
+export const UNKNOWN_TEXT_POLICIES: readonly UnknownGrammarTextPolicy[] = ["preserve", "strip"];
+
+/** The grammar mode each profile implies when the file does not override it. */
+export const PROFILE_GRAMMAR_DEFAULT: Readonly<Record<RepairPolicyProfile, GrammarPolicyMode>> = {
+	conservative: "observe",
+	adaptive: "strip",
+	recover: "recover",
+};
+
+/** Settings files are tiny; anything bigger is not ours and is not read into memory. */
+const MAX_SETTINGS_BYTES = 1024 * 1024;
+
+export interface LoadedDisplaySettings {
+	settings: RepairDisplaySettings;
+	/** One short line for the UI when the file could not be used as written. */
+	warning?: string;
+}
+
+/** `PI_TOOL_REPAIR_SETTINGS` whenever it is defined (even empty), else the agent-dir default. */
+export function displaySettingsPath(): string {
+	const override = process.env.PI_TOOL_REPAIR_SETTINGS;
+	if (override !== undefined) return override;
+	return join(getAgentDir(), "tool-repair", "settings.json");
+}
+
+export function defaultDisplaySettings(): RepairDisplaySettings {
+	return { ...DEFAULT_DISPLAY_SETTINGS, grammarAllowedTools: [] };
+}
+
+export function loadDisplaySettings(path?: string): RepairDisplaySettings {
+	return loadDisplaySettingsWithDiagnostics(path).settings;
+}
+
+export function loadDisplaySettingsWithDiagnostics(path: string = displaySettingsPath()): LoadedDisplaySettings {
+	const read = readSettingsText(path);
+	if (read.text === undefined) return withWarning(defaultDisplaySettings(), read.problem, path);
+	if (read.text.trim() === "") return withWarning(defaultDisplaySettings(), "is empty", path);
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(read.text);
+	} catch {
+		return withWarning(defaultDisplaySettings(), "is not valid JSON", path);
+	}
+	if (!isPlainObject(parsed)) return withWarning(defaultDisplaySettings(), "does not hold a JSON object", path);
+	const { settings, rejected } = settingsFromObject(parsed);
+	const problem = rejected.length > 0 ? `has invalid ${rejected.join(", ")}` : undefined;
+	return withWarning(settings, problem, path);
+}
+
+/**
+ * Validates each field on its own and derives the missing ones, so every
+ * historical shape (0.1 booleans only, 0.2 with `grammarRecovery`, 0.3+ with
+ * `policyProfile`) loads as the user meant it.
+ */
+export function settingsFromObject(stored: Record<string, unknown>): {
+	settings: RepairDisplaySettings;
+	rejected: string[];
+} {
+	const rejected: string[] = [];
+	const pick = <T>(key: keyof RepairDisplaySettings, accept: (value: unknown) => value is T): T | undefined => {
+		const value = stored[key];
+		if (value === undefined) return undefined;
+		if (accept(value)) return value;
+		rejected.push(key);
+		return undefined;
+	};
+	const showIndicator = pick("showIndicator", isBoolean);
+	const showNotes = pick("showNotes", isBoolean);
+	const allowed = pick("grammarAllowedTools", isStringArray);
+	const unknownText = pick("unknownGrammarText", isOneOf(UNKNOWN_TEXT_POLICIES));
+	const storedGrammar = pick("grammarRecovery", isOneOf(GRAMMAR_MODES));
+	const storedProfile = pick("policyProfile", isOneOf(POLICY_PROFILES));
+	// A 0.2 file that opted into promotion keeps promoting: its profile becomes `recover`.
+	const policyProfile = storedProfile ?? (storedGrammar === "recover" ? "recover" : "adaptive");
+	const grammarRecovery = storedGrammar ?? PROFILE_GRAMMAR_DEFAULT[policyProfile];
+	return {
+		settings: {
+			showIndicator: showIndicator ?? DEFAULT_DISPLAY_SETTINGS.showIndicator,
+			showNotes: showNotes ?? DEFAULT_DISPLAY_SETTINGS.showNotes,
+			grammarRecovery,
+			grammarAllowedTools: allowed ? [...allowed] : [],
+			policyProfile,
+			unknownGrammarText: unknownText ?? DEFAULT_DISPLAY_SETTINGS.unknownGrammarText,
+		},
+		rejected,
+	};
+}
+
+export function saveDisplaySettings(settings: RepairDisplaySettings, path?: string): void {
+	trySaveDisplaySettings(settings, path);
+}
+
+/**
+ * Saves and reports the failure instead of throwing: `undefined` on success,
+ * else one short line. The six fields come first in their fixed order, then
+ * any keys a user or a newer version put in the file, unchanged.
+ */
+export function trySaveDisplaySettings(
+	settings: RepairDisplaySettings,
+	path: string = displaySettingsPath(),
+): string | undefined {
+	let temp: string | undefined;
+	try {
+		const body = { ...pickSettings(settings), ...extraKeysOf(path) };
+		const text = `${JSON.stringify(body, null, "\t")}\n`;
+		mkdirSync(dirname(path), { recursive: true });
+		temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+		writeFileSync(temp, text, { flag: "wx" });
+		renameSync(temp, path);
+		temp = undefined;
+		return undefined;
+	} catch (error) {
+		return `tool-repair settings could not be saved to ${path}: ${errorCode(error)}`;
+	} finally {
+		if (temp !== undefined) {
+			try {
+				unlinkSync(temp);
+			} catch {
+				// The temp file was never created, or is already gone.
+			}
+		}
+	}
+}
+
+function pickSettings(settings: RepairDisplaySettings): RepairDisplaySettings {
+	return {
+		showIndicator: settings.showIndicator,
+		showNotes: settings.showNotes,
+		grammarRecovery: settings.grammarRecovery,
+		grammarAllowedTools: [...settings.grammarAllowedTools],
+		policyProfile: settings.policyProfile,
+		unknownGrammarText: settings.unknownGrammarText,
+	};
+}
+
+/** Keys of the current file that are not ours; nothing when the file is absent or unusable. */
+function extraKeysOf(path: string): Record<string, unknown> {
+	const { text } = readSettingsText(path);
+	if (text === undefined) return {};
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch {
+		return {};
+	}
+	if (!isPlainObject(parsed)) return {};
+	const extra: Record<string, unknown> = {};
+	const known = new Set<string>(SETTINGS_KEYS);
+	for (const [key, value] of Object.entries(parsed)) {
+		if (!known.has(key)) extra[key] = value;
+	}
+	return extra;
+}
+
+function readSettingsText(path: string): { text?: string; problem?: string } {
+	try {
+		const info = statSync(path);
+		if (info.isDirectory()) return { problem: "is a directory" };
+		// A FIFO or device would block or stream forever; only a regular file is read.
+		if (!info.isFile()) return { problem: "is not a regular file" };
+		if (info.size > MAX_SETTINGS_BYTES) return { problem: "is too large to be a settings file" };
+		// Editors on some systems prepend a byte-order mark; it is not part of the JSON.
+		return { text: readFileSync(path, "utf8").replace(/^\uFEFF/, "") };
+	} catch (error) {
+		// A missing file is the normal first run, not a problem worth a warning.
+		if (errorCode(error) === "ENOENT") return {};
+		return { problem: `could not be read (${errorCode(error)})` };
+	}
+}
+
+function withWarning(
+	settings: RepairDisplaySettings,
+	problem: string | undefined,
+	path: string,
+): LoadedDisplaySettings {
+	if (problem === undefined) return { settings };
+	return { settings, warning: `tool-repair settings file ${path} ${problem}; using defaults for what is unusable.` };
+}
+
+function errorCode(error: unknown): string {
+	if (error && typeof error === "object" && "code" in error && typeof error.code === "string") return error.code;
+	return error instanceof Error ? error.message : String(error);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isBoolean(value: unknown): value is boolean {
+	return typeof value === "boolean";
+}
+
+function isStringArray(value: unknown): value is string[] {
+	return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+function isOneOf<T extends string>(choices: readonly T[]): (value: unknown) => value is T {
+	return (value: unknown): value is T => typeof value === "string" && (choices as readonly string[]).includes(value);
+}

@@ -1,0 +1,429 @@
+/**
+ * The settings file: defaults, per-field validation, migration of every
+ * historical shape (extension-contract §4.3), atomic saving that keeps unknown
+ * keys (§4.4), and every bad file a user can end up with.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import {
+	chmodSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	utimesSync,
+	writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+	DEFAULT_DISPLAY_SETTINGS,
+	displaySettingsPath,
+	loadDisplaySettings,
+	loadDisplaySettingsWithDiagnostics,
+	saveDisplaySettings,
+	trySaveDisplaySettings,
+} from "../../src/extension/settings.ts";
+import type { RepairDisplaySettings } from "../../src/extension/types.ts";
+
+const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+const SETTINGS_MODULE = new URL("../../src/extension/settings.ts", import.meta.url).pathname;
+
+let dir: string;
+let file: string;
+
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "repair-settings-"));
+	file = join(dir, "settings.json");
+});
+
+afterEach(() => {
+	try {
+		chmodSync(dir, 0o755);
+	} catch {
+		// already gone
+	}
+	rmSync(dir, { recursive: true, force: true });
+});
+
+/** Bytes, mtime and the folder listing: loading must leave all three untouched. */
+function snapshot(path: string): { bytes: Buffer; mtimeMs: number; listing: string[] } {
+	const parent = join(path, "..");
+	return { bytes: readFileSync(path), mtimeMs: statSync(path).mtimeMs, listing: readdirSync(parent).sort() };
+}
+
+function writeBack(path: string): void {
+	// An old mtime makes any rewrite visible even on coarse-grained file systems.
+	utimesSync(path, new Date(2020, 0, 1), new Date(2020, 0, 1));
+}
+
+const sample: RepairDisplaySettings = {
+	showIndicator: false,
+	showNotes: true,
+	grammarRecovery: "observe",
+	grammarAllowedTools: ["read", "bash"],
+	policyProfile: "conservative",
+	unknownGrammarText: "strip",
+};
+
+describe("defaults", () => {
+	it("loads the documented defaults when the file does not exist", () => {
+		expect(loadDisplaySettings(join(dir, "missing.json"))).toEqual({
+			showIndicator: true,
+			showNotes: false,
+			grammarRecovery: "strip",
+			grammarAllowedTools: [],
+			policyProfile: "adaptive",
+			unknownGrammarText: "preserve",
+		});
+		expect(loadDisplaySettings(join(dir, "missing.json"))).toEqual(DEFAULT_DISPLAY_SETTINGS);
+	});
+
+	it("gives no warning for a missing file, the normal first run", () => {
+		expect(loadDisplaySettingsWithDiagnostics(join(dir, "missing.json")).warning).toBeUndefined();
+	});
+
+	it("returns a fresh copy each time, so a caller's change never leaks into the defaults", () => {
+		const first = loadDisplaySettings(join(dir, "missing.json"));
+		first.grammarAllowedTools.push("read");
+		first.showNotes = true;
+		expect(loadDisplaySettings(join(dir, "missing.json"))).toEqual(DEFAULT_DISPLAY_SETTINGS);
+		expect(DEFAULT_DISPLAY_SETTINGS.grammarAllowedTools).toEqual([]);
+	});
+});
+
+describe("location", () => {
+	const saved = { settings: process.env.PI_TOOL_REPAIR_SETTINGS, agent: process.env.PI_CODING_AGENT_DIR };
+	afterEach(() => {
+		if (saved.settings === undefined) delete process.env.PI_TOOL_REPAIR_SETTINGS;
+		else process.env.PI_TOOL_REPAIR_SETTINGS = saved.settings;
+		if (saved.agent === undefined) delete process.env.PI_CODING_AGENT_DIR;
+		else process.env.PI_CODING_AGENT_DIR = saved.agent;
+	});
+
+	it("uses PI_TOOL_REPAIR_SETTINGS whenever it is defined", () => {
+		process.env.PI_TOOL_REPAIR_SETTINGS = file;
+		expect(displaySettingsPath()).toBe(file);
+	});
+
+	it("uses PI_TOOL_REPAIR_SETTINGS even when it is the empty string", () => {
+		process.env.PI_TOOL_REPAIR_SETTINGS = "";
+		expect(displaySettingsPath()).toBe("");
+		expect(loadDisplaySettings()).toEqual(DEFAULT_DISPLAY_SETTINGS);
+	});
+
+	it("falls back to tool-repair/settings.json under pi's agent dir", () => {
+		delete process.env.PI_TOOL_REPAIR_SETTINGS;
+		process.env.PI_CODING_AGENT_DIR = dir;
+		expect(displaySettingsPath()).toBe(join(dir, "tool-repair", "settings.json"));
+	});
+});
+
+describe("migration of every historical shape (§4.3)", () => {
+	const table: { name: string; stored: unknown; expected: Partial<RepairDisplaySettings> }[] = [
+		{
+			name: "0.1 shape with only the two booleans",
+			stored: { showIndicator: false, showNotes: true },
+			expected: {
+				showIndicator: false,
+				showNotes: true,
+				grammarRecovery: "strip",
+				policyProfile: "adaptive",
+				unknownGrammarText: "preserve",
+				grammarAllowedTools: [],
+			},
+		},
+		{
+			name: "0.2 shape with grammarRecovery off",
+			stored: { grammarRecovery: "off" },
+			expected: { policyProfile: "adaptive", grammarRecovery: "off", unknownGrammarText: "preserve" },
+		},
+		{
+			name: "0.2 shape with grammarRecovery strip",
+			stored: { grammarRecovery: "strip" },
+			expected: { policyProfile: "adaptive", grammarRecovery: "strip", unknownGrammarText: "preserve" },
+		},
+		{
+			name: "0.2 shape that opted into promotion",
+			stored: { grammarRecovery: "recover" },
+			expected: { policyProfile: "recover", grammarRecovery: "recover", unknownGrammarText: "preserve" },
+		},
+		{
+			name: "conservative profile alone",
+			stored: { policyProfile: "conservative" },
+			expected: { policyProfile: "conservative", grammarRecovery: "observe" },
+		},
+		{
+			name: "recover profile alone",
+			stored: { policyProfile: "recover" },
+			expected: { policyProfile: "recover", grammarRecovery: "recover" },
+		},
+		{
+			name: "adaptive profile alone",
+			stored: { policyProfile: "adaptive" },
+			expected: { policyProfile: "adaptive", grammarRecovery: "strip" },
+		},
+		{
+			name: "an explicit override that disagrees with the profile",
+			stored: { policyProfile: "conservative", grammarRecovery: "recover" },
+			expected: { policyProfile: "conservative", grammarRecovery: "recover" },
+		},
+		{
+			name: "an invalid profile with grammarRecovery recover",
+			stored: { policyProfile: "fast", grammarRecovery: "recover" },
+			expected: { policyProfile: "recover", grammarRecovery: "recover" },
+		},
+		{
+			name: "the full current shape",
+			stored: sample,
+			expected: sample,
+		},
+	];
+
+	for (const row of table) {
+		it(`loads the ${row.name}`, () => {
+			writeFileSync(file, JSON.stringify(row.stored));
+			expect(loadDisplaySettings(file)).toMatchObject(row.expected);
+		});
+
+		it(`leaves the file of the ${row.name} byte for byte as it was`, () => {
+			writeFileSync(file, JSON.stringify(row.stored, null, 2));
+			writeBack(file);
+			const before = snapshot(file);
+			loadDisplaySettings(file);
+			loadDisplaySettingsWithDiagnostics(file);
+			expect(snapshot(file)).toEqual(before);
+		});
+	}
+
+	it("writes the migrated shape on the first explicit save (§9.9 56)", () => {
+		writeFileSync(file, JSON.stringify({ grammarRecovery: "strip" }));
+		saveDisplaySettings(loadDisplaySettings(file), file);
+		expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
+			policyProfile: "adaptive",
+			unknownGrammarText: "preserve",
+			grammarRecovery: "strip",
+		});
+	});
+});
+
+describe("per-field validation", () => {
+	it("keeps the valid fields and defaults only the invalid ones", () => {
+		writeFileSync(
+			file,
+			JSON.stringify({
+				showIndicator: "yes",
+				showNotes: true,
+				grammarRecovery: 3,
+				grammarAllowedTools: ["read"],
+				policyProfile: "recover",
+				unknownGrammarText: "STRIP",
+			}),
+		);
+		const loaded = loadDisplaySettingsWithDiagnostics(file);
+		expect(loaded.settings).toEqual({
+			showIndicator: true,
+			showNotes: true,
+			grammarRecovery: "recover",
+			grammarAllowedTools: ["read"],
+			policyProfile: "recover",
+			unknownGrammarText: "preserve",
+		});
+		expect(loaded.warning).toContain("showIndicator");
+		expect(loaded.warning).toContain("grammarRecovery");
+		expect(loaded.warning).toContain("unknownGrammarText");
+		expect(loaded.warning).not.toContain("showNotes");
+	});
+
+	it("discards the whole tool list when one element is not a string", () => {
+		writeFileSync(file, JSON.stringify({ grammarAllowedTools: ["read", 7, "bash"] }));
+		expect(loadDisplaySettings(file).grammarAllowedTools).toEqual([]);
+	});
+
+	it("treats null fields as invalid, not as false", () => {
+		writeFileSync(file, JSON.stringify({ showIndicator: null, showNotes: null }));
+		expect(loadDisplaySettings(file)).toMatchObject({ showIndicator: true, showNotes: false });
+	});
+
+	it("reads a file that starts with a byte-order mark", () => {
+		writeFileSync(file, '\uFEFF{"showIndicator": false}');
+		expect(loadDisplaySettingsWithDiagnostics(file)).toEqual({
+			settings: { ...DEFAULT_DISPLAY_SETTINGS, showIndicator: false },
+		});
+	});
+
+	it("ignores unknown keys without a warning", () => {
+		writeFileSync(file, JSON.stringify({ showNotes: true, futureOption: { level: 3 } }));
+		const loaded = loadDisplaySettingsWithDiagnostics(file);
+		expect(loaded.settings.showNotes).toBe(true);
+		expect(loaded.warning).toBeUndefined();
+	});
+});
+
+describe("bad files load as defaults, with one short warning and no write", () => {
+	const badContents: { name: string; text: string }[] = [
+		{ name: "an empty file", text: "" },
+		{ name: "a file of whitespace", text: "  \n\t\n" },
+		{ name: "truncated JSON", text: '{"showIndicator": false, "showNo' },
+		{ name: "non-JSON text", text: "showIndicator = false\n" },
+		{ name: "JSON null", text: "null" },
+		{ name: "a JSON array", text: '[{"showIndicator": false}]' },
+		{ name: "a JSON number", text: "42" },
+		{ name: "a JSON string", text: '"showIndicator"' },
+	];
+
+	for (const bad of badContents) {
+		it(`survives ${bad.name}`, () => {
+			writeFileSync(file, bad.text);
+			writeBack(file);
+			const before = snapshot(file);
+			const loaded = loadDisplaySettingsWithDiagnostics(file);
+			expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
+			expect(loaded.warning).toMatch(/settings/);
+			expect(loaded.warning?.split("\n")).toHaveLength(1);
+			expect(snapshot(file)).toEqual(before);
+		});
+	}
+
+	it("survives a directory where the file should be", () => {
+		mkdirSync(file);
+		const loaded = loadDisplaySettingsWithDiagnostics(file);
+		expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
+		expect(loaded.warning).toContain("directory");
+		expect(readdirSync(file)).toEqual([]);
+	});
+
+	it("survives a path whose parent is a file (the read fails with ENOTDIR)", () => {
+		writeFileSync(join(dir, "not-a-folder"), "x");
+		const loaded = loadDisplaySettingsWithDiagnostics(join(dir, "not-a-folder", "settings.json"));
+		expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
+		expect(loaded.warning).toContain("ENOTDIR");
+	});
+
+	it("never blocks on a FIFO where the file should be", () => {
+		execFileSync("mkfifo", [file]);
+		const loaded = loadDisplaySettingsWithDiagnostics(file);
+		expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
+		expect(loaded.warning).toContain("regular file");
+	});
+
+	it.skipIf(isRoot)("survives an unreadable file (skipped as root: root reads any file)", () => {
+		writeFileSync(file, JSON.stringify({ showNotes: true }));
+		chmodSync(file, 0o000);
+		const loaded = loadDisplaySettingsWithDiagnostics(file);
+		expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
+		expect(loaded.warning).toContain("EACCES");
+	});
+});
+
+describe("saving", () => {
+	it("writes all six fields in order with tab indent and a trailing newline", () => {
+		saveDisplaySettings(sample, file);
+		expect(readFileSync(file, "utf8")).toBe(`${JSON.stringify(sample, null, "\t")}\n`);
+		expect(Object.keys(JSON.parse(readFileSync(file, "utf8")))).toEqual([
+			"showIndicator",
+			"showNotes",
+			"grammarRecovery",
+			"grammarAllowedTools",
+			"policyProfile",
+			"unknownGrammarText",
+		]);
+	});
+
+	it("creates the parent folders", () => {
+		const nested = join(dir, "a", "b", "settings.json");
+		saveDisplaySettings(sample, nested);
+		expect(loadDisplaySettings(nested)).toEqual(sample);
+	});
+
+	it("round-trips every field", () => {
+		saveDisplaySettings(sample, file);
+		expect(loadDisplaySettings(file)).toEqual(sample);
+	});
+
+	it("keeps keys it does not know, with their values, after its own six", () => {
+		writeFileSync(
+			file,
+			JSON.stringify({ futureOption: { level: 3 }, showNotes: false, note: "my own remark", showIndicator: true }),
+		);
+		const settings = loadDisplaySettings(file);
+		saveDisplaySettings({ ...settings, showNotes: true }, file);
+		const written = JSON.parse(readFileSync(file, "utf8"));
+		expect(written).toMatchObject({ futureOption: { level: 3 }, note: "my own remark", showNotes: true });
+		expect(Object.keys(written)).toEqual([
+			"showIndicator",
+			"showNotes",
+			"grammarRecovery",
+			"grammarAllowedTools",
+			"policyProfile",
+			"unknownGrammarText",
+			"futureOption",
+			"note",
+		]);
+	});
+
+	it("replaces a broken file only when the user saves, and then cleanly", () => {
+		writeFileSync(file, "{ broken");
+		saveDisplaySettings(sample, file);
+		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(sample);
+	});
+
+	it("leaves no temp file behind", () => {
+		saveDisplaySettings(sample, file);
+		saveDisplaySettings({ ...sample, showNotes: false }, file);
+		expect(readdirSync(dir)).toEqual(["settings.json"]);
+	});
+
+	it("never throws, reports the failure and leaves nothing behind when the target is a directory", () => {
+		mkdirSync(file);
+		writeFileSync(join(file, "keep"), "x");
+		expect(() => saveDisplaySettings(sample, file)).not.toThrow();
+		expect(trySaveDisplaySettings(sample, file)).toMatch(/could not be saved/);
+		expect(readdirSync(dir)).toEqual(["settings.json"]);
+		expect(readdirSync(file)).toEqual(["keep"]);
+	});
+
+	it("never throws when the folder cannot be created (a file stands where it should be)", () => {
+		writeFileSync(join(dir, "blocker"), "x");
+		const target = join(dir, "blocker", "settings.json");
+		expect(() => saveDisplaySettings(sample, target)).not.toThrow();
+		expect(trySaveDisplaySettings(sample, target)).toMatch(/could not be saved/);
+		expect(readFileSync(join(dir, "blocker"), "utf8")).toBe("x");
+	});
+
+	it.skipIf(isRoot)("never throws in a read-only folder and keeps the old file (skipped as root)", () => {
+		saveDisplaySettings(sample, file);
+		const before = readFileSync(file, "utf8");
+		chmodSync(dir, 0o555);
+		expect(trySaveDisplaySettings({ ...sample, showNotes: false }, file)).toMatch(/EACCES/);
+		expect(readFileSync(file, "utf8")).toBe(before);
+	});
+
+	it("never leaves a half-written file when the saving process is killed mid-save", async () => {
+		// A child saves two different shapes as fast as it can; it is killed at a
+		// random moment, repeatedly. Every surviving file must parse as one of them.
+		saveDisplaySettings(sample, file);
+		const script = `
+			import { saveDisplaySettings } from ${JSON.stringify(SETTINGS_MODULE)};
+			const a = ${JSON.stringify(sample)};
+			const b = { ...a, showNotes: false, grammarAllowedTools: Array.from({ length: 500 }, (_, i) => "tool" + i) };
+			process.stdout.write("ready\\n");
+			for (let i = 0; ; i++) saveDisplaySettings(i % 2 ? a : b, ${JSON.stringify(file)});
+		`;
+		for (let round = 0; round < 3; round++) {
+			const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+				stdio: ["ignore", "pipe", "pipe"],
+			});
+			await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+			await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 60));
+			const exited = new Promise((resolve) => child.once("exit", resolve));
+			child.kill("SIGKILL");
+			await exited;
+			const loaded = loadDisplaySettingsWithDiagnostics(file);
+			expect(loaded.warning).toBeUndefined();
+			expect([true, false]).toContain(loaded.settings.showNotes);
+		}
+	});
+});
