@@ -1,0 +1,326 @@
+/**
+ * Package smoke test: `npm run test:package`.
+ *
+ * Checks the artifact a user installs, not the checkout:
+ *   1. builds `dist/` and packs the project with `npm pack` into a temp folder;
+ *   2. checks the tarball's file list (dist, declarations, README, LICENSE and
+ *      docs present; no tests, fixtures or scripts) and that every source map
+ *      points only at files inside the tarball;
+ *   3. installs the tarball into a fresh consumer project next to pi and
+ *      typebox (linked from this checkout's node_modules, so no registry
+ *      access is needed) and imports every public subpath from plain Node ESM
+ *      (`test/package/consumer.mjs`) and from TypeScript, type-checked with
+ *      tsc against the shipped declarations (`test/package/consumer.ts.txt`);
+ *   4. runs the real pi CLI in print mode, offline, with an isolated agent
+ *      folder: once with `pi install` of the tarball and once with `pi -e` of
+ *      the installed package, each time with a scripted provider
+ *      (`test/package/provider.ts`) whose `write` call uses `file_path`; the
+ *      call must be repaired, the file written and the note visible.
+ *
+ * Prints one line per check and exits non-zero when any fails. `--keep` leaves
+ * the temp folder in place for inspection.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const keep = process.argv.includes("--keep");
+const node = process.execPath;
+
+interface Ran {
+	status: number | null;
+	stdout: string;
+	stderr: string;
+}
+
+function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Ran {
+	const result = spawnSync(command, args, {
+		cwd: options.cwd,
+		env: options.env ?? process.env,
+		encoding: "utf8",
+		timeout: 180_000,
+		maxBuffer: 64 * 1024 * 1024,
+	});
+	return { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? String(result.error ?? "") };
+}
+
+let failures = 0;
+function check(name: string, ok: boolean, detail?: string): boolean {
+	if (!ok) failures += 1;
+	console.log(
+		`${ok ? "ok  " : "FAIL"} ${name}${!ok && detail ? `\n     ${detail.trim().split("\n").join("\n     ")}` : ""}`,
+	);
+	return ok;
+}
+
+function tail(text: string, lines = 25): string {
+	return text.trim().split("\n").slice(-lines).join("\n");
+}
+
+/** The npm CLI for this platform; npm scripts put Node 22 first on PATH, so npm runs on it too. */
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+const work = mkdtempSync(join(tmpdir(), "pi-repair-package-"));
+try {
+	main();
+} finally {
+	if (keep) console.log(`kept ${work}`);
+	else rmSync(work, { recursive: true, force: true });
+}
+if (failures > 0) {
+	console.log(`\npackage smoke test: ${failures} check(s) failed`);
+	process.exit(1);
+}
+console.log("\npackage smoke test: all checks passed");
+
+function main(): void {
+	const build = run(npm, ["run", "build", "--silent"], { cwd: root });
+	if (!check("npm run build", build.status === 0, tail(build.stdout + build.stderr))) return;
+
+	const packed = run(npm, ["pack", "--json", "--pack-destination", work], { cwd: root });
+	if (!check("npm pack", packed.status === 0, tail(packed.stderr))) return;
+	const manifest = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{
+		filename: string;
+		files: Array<{ path: string }>;
+	}>;
+	const entry = manifest[0];
+	if (!check("npm pack reported one tarball", entry !== undefined)) return;
+	const tarball = join(work, entry.filename);
+	const files = entry.files.map((file) => file.path);
+	checkFileList(files);
+
+	const extracted = join(work, "extracted");
+	mkdirSync(extracted);
+	const untar = run("tar", ["-xzf", tarball, "-C", extracted], { cwd: work });
+	if (check("tarball extracts", untar.status === 0, untar.stderr)) checkSourceMaps(join(extracted, "package"), files);
+
+	const consumer = join(work, "consumer");
+	if (!installConsumer(consumer, tarball)) return;
+	checkImports(consumer);
+	checkCli(consumer, tarball);
+}
+
+function checkFileList(files: readonly string[]): void {
+	const required = [
+		"package.json",
+		"README.md",
+		"LICENSE",
+		"dist/index.js",
+		"dist/index.d.ts",
+		"dist/core/index.js",
+		"dist/core/index.d.ts",
+		"dist/pi/index.js",
+		"dist/pi/index.d.ts",
+		"dist/grammar/index.js",
+		"dist/grammar/index.d.ts",
+		"docs/how-it-works.md",
+		"docs/operations.md",
+		"docs/tool-owner-integration.md",
+		"docs/research.md",
+	];
+	const missing = required.filter((file) => !files.includes(file));
+	check("tarball holds dist, types, README, LICENSE and docs", missing.length === 0, `missing: ${missing.join(", ")}`);
+	const forbidden = files.filter(
+		(file) =>
+			/^(test|tests|scripts|\.ci|coverage|node_modules|\.tmp)\//.test(file) ||
+			/(^|\/)(fixtures?|__snapshots__)\//.test(file) ||
+			/\.(test|spec|bench|fuzz)\.[cm]?[jt]s$/.test(file) ||
+			/\.tgz$/.test(file),
+	);
+	check("tarball holds no tests, fixtures or scripts", forbidden.length === 0, `found: ${forbidden.join(", ")}`);
+}
+
+/** Every `sources` entry of every map must resolve inside the package and be shipped (or inlined). */
+function checkSourceMaps(packageDir: string, files: readonly string[]): void {
+	const maps = files.filter((file) => file.endsWith(".map"));
+	const problems: string[] = [];
+	for (const mapFile of maps) {
+		const map = JSON.parse(readFileSync(join(packageDir, mapFile), "utf8")) as {
+			sources?: string[];
+			sourceRoot?: string;
+			sourcesContent?: Array<string | null>;
+		};
+		for (const [index, source] of (map.sources ?? []).entries()) {
+			const target = resolve(packageDir, dirname(mapFile), map.sourceRoot ?? "", source);
+			const inside = target.startsWith(packageDir + sep);
+			const shipped = inside && files.includes(relative(packageDir, target).split(sep).join("/"));
+			const inlined = typeof map.sourcesContent?.[index] === "string";
+			if (!inside || (!shipped && !inlined)) problems.push(`${mapFile} -> ${source}`);
+		}
+	}
+	check(
+		`${maps.length} source maps point only inside the tarball`,
+		problems.length === 0,
+		problems.slice(0, 10).join("\n"),
+	);
+}
+
+/** A fresh project with the tarball, pi and typebox; pi and typebox are linked from this checkout (offline). */
+function installConsumer(consumer: string, tarball: string): boolean {
+	mkdirSync(consumer);
+	writeFileSync(
+		join(consumer, "package.json"),
+		`${JSON.stringify({ name: "pi-repair-layer-consumer", private: true, type: "module" }, null, 2)}\n`,
+	);
+	const pi = join(root, "node_modules", "@earendil-works", "pi-coding-agent");
+	const typebox = join(root, "node_modules", "typebox");
+	const installed = run(
+		npm,
+		["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, pi, typebox],
+		{ cwd: consumer },
+	);
+	return check(
+		"npm install <tarball> next to pi in a fresh project",
+		installed.status === 0 && existsSync(join(consumer, "node_modules", "pi-repair-layer", "dist", "index.js")),
+		tail(installed.stdout + installed.stderr),
+	);
+}
+
+function checkImports(consumer: string): void {
+	cpSync(join(root, "test", "package", "consumer.mjs"), join(consumer, "consumer.mjs"));
+	const esm = run(node, ["consumer.mjs"], { cwd: consumer });
+	check("plain Node ESM imports . /core /pi /grammar", esm.status === 0, esm.stdout + esm.stderr);
+
+	cpSync(join(root, "test", "package", "consumer.ts.txt"), join(consumer, "consumer.ts"));
+	writeFileSync(
+		join(consumer, "tsconfig.json"),
+		`${JSON.stringify(
+			{
+				compilerOptions: {
+					target: "ES2023",
+					lib: ["ES2023"],
+					module: "NodeNext",
+					moduleResolution: "NodeNext",
+					types: ["node"],
+					typeRoots: [join(root, "node_modules", "@types")],
+					strict: true,
+					noEmit: true,
+					skipLibCheck: true,
+					verbatimModuleSyntax: true,
+					erasableSyntaxOnly: true,
+				},
+				files: ["consumer.ts"],
+			},
+			null,
+			2,
+		)}\n`,
+	);
+	const tsc = run(node, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], {
+		cwd: consumer,
+	});
+	check("TypeScript consumer type-checks against the shipped .d.ts", tsc.status === 0, tsc.stdout + tsc.stderr);
+	const ts = run(node, ["consumer.ts"], { cwd: consumer });
+	check("TypeScript consumer runs", ts.status === 0, ts.stdout + ts.stderr);
+	// The shipped declarations themselves must compile for a consumer: check them without skipLibCheck.
+	const declarations = listFiles(join(consumer, "node_modules", "pi-repair-layer", "dist")).filter((file) =>
+		file.endsWith(".d.ts"),
+	);
+	const dts = run(
+		node,
+		[
+			join(root, "node_modules", "typescript", "bin", "tsc"),
+			"--noEmit",
+			"--strict",
+			"--module",
+			"NodeNext",
+			"--moduleResolution",
+			"NodeNext",
+			"--target",
+			"ES2023",
+			"--types",
+			"node",
+			"--typeRoots",
+			join(root, "node_modules", "@types"),
+			...declarations,
+		],
+		{ cwd: consumer },
+	);
+	const ownErrors = (dts.stdout + dts.stderr)
+		.split("\n")
+		.filter((line) => line.includes("node_modules/pi-repair-layer/") && line.includes("error TS"));
+	check(`${declarations.length} shipped .d.ts files compile`, ownErrors.length === 0, ownErrors.join("\n"));
+}
+
+function listFiles(dir: string): string[] {
+	return readdirSync(dir, { withFileTypes: true, recursive: true })
+		.filter((entry) => entry.isFile())
+		.map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** Runs pi in print mode with the smoke provider; `extensionArgs` decide how the packed extension is loaded. */
+function runPi(consumer: string, label: string, extensionArgs: readonly string[]): void {
+	const workspace = mkdtempSync(join(work, `${label}-workspace-`));
+	const env = cliEnv(consumer, label);
+	const provider = join(consumer, "provider.ts");
+	const result = run(
+		node,
+		[
+			piBin(consumer),
+			"-p",
+			"--no-session",
+			"--no-mcp",
+			...extensionArgs,
+			"-e",
+			provider,
+			"--provider",
+			"pkg-smoke",
+			"--model",
+			"pkg-smoke-1",
+			"write the smoke file",
+		],
+		{ cwd: workspace, env },
+	);
+	const written = join(workspace, "smoke-output.txt");
+	const content = existsSync(written) ? readFileSync(written, "utf8") : undefined;
+	const output = result.stdout;
+	check(
+		`${label}: pi exits 0, the aliased write ran and the model saw a <repair_note> naming file_path`,
+		result.status === 0 &&
+			content === "written by the packed pi-repair-layer\n" &&
+			output.includes("isError=false") &&
+			output.includes("<repair_note>") &&
+			output.includes("file_path"),
+		`exit ${result.status}; file ${content === undefined ? "missing" : JSON.stringify(content)}\n${tail(output)}\n${tail(result.stderr)}`,
+	);
+}
+
+function cliEnv(consumer: string, label: string): NodeJS.ProcessEnv {
+	const agentDir = join(work, `${label}-agent`);
+	mkdirSync(agentDir, { recursive: true });
+	return {
+		...process.env,
+		PATH: `${dirname(node)}${process.platform === "win32" ? ";" : ":"}${process.env.PATH ?? ""}`,
+		PI_CODING_AGENT_DIR: agentDir,
+		PI_OFFLINE: "1",
+		PI_TOOL_REPAIR_TELEMETRY: join(work, `${label}-telemetry.jsonl`),
+		PI_TOOL_REPAIR_SETTINGS: join(work, `${label}-settings.json`),
+		npm_config_cache: process.env.npm_config_cache ?? join(consumer, ".npm-cache"),
+	};
+}
+
+function piBin(consumer: string): string {
+	const pkg = join(consumer, "node_modules", "@earendil-works", "pi-coding-agent");
+	const bin = (JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { bin: Record<string, string> }).bin.pi;
+	return join(pkg, bin ?? "dist/bundle/cli.js");
+}
+
+function checkCli(consumer: string, tarball: string): void {
+	cpSync(join(root, "test", "package", "provider.ts"), join(consumer, "provider.ts"));
+
+	// `pi install` of the tarball into an isolated agent folder, then a run that loads it from settings.
+	const env = cliEnv(consumer, "installed");
+	const install = run(node, [piBin(consumer), "install", `npm:pi-repair-layer@file:${tarball}`], {
+		cwd: consumer,
+		env,
+	});
+	if (
+		check("pi install npm:pi-repair-layer@file:<tarball>", install.status === 0, tail(install.stdout + install.stderr))
+	)
+		runPi(consumer, "installed", []);
+
+	// `pi -e` of the package installed in the consumer project (the pi manifest points at dist/index.js).
+	runPi(consumer, "extension", ["-e", join(consumer, "node_modules", "pi-repair-layer")]);
+}
