@@ -1,0 +1,184 @@
+/**
+ * Safe, schema-driven native conversion (pipeline stage 7).
+ *
+ * Only lossless scalar conversions are made, and only where the schema names
+ * the target type: a numeric string becomes a number, a number or boolean its
+ * exact decimal / literal text, a `"true"`/`"false"` string a boolean. Nothing
+ * is ever invented: `null` stays `null`, nothing is wrapped into or taken out
+ * of an array, objects and arrays never trade places. The walk follows
+ * `properties`, `patternProperties`, schema-form `additionalProperties`, `items` (list and tuple
+ * form), `allOf` and the unions `anyOf`/`oneOf` (first branch whose converted
+ * value passes), so TypeBox types and plain JSON Schema behave the same.
+ * Copy-on-write: the same reference comes back when nothing changed.
+ */
+import type { TSchema } from "typebox";
+import { defineOwn, isRecord } from "./clone.ts";
+import { check } from "./validator.ts";
+
+type SchemaNode = Record<string, unknown>;
+
+/** Converts `value` towards `schema`; returns `value` itself when no conversion applies. */
+export function convertToSchema(schema: TSchema, value: unknown): unknown {
+	return convertNode(schema as unknown, value, 0);
+}
+
+// Schemas are finite trees, but a hostile recursive one must not hang the walk.
+const MAX_SCHEMA_DEPTH = 64;
+
+function convertNode(schema: unknown, value: unknown, depth: number): unknown {
+	if (!isRecord(schema) || depth > MAX_SCHEMA_DEPTH) return value;
+	const node = schema as SchemaNode;
+	let current = value;
+	const union = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
+	if (union !== undefined) current = convertUnion(union, current, depth);
+	if (Array.isArray(node.allOf)) {
+		for (const part of node.allOf) current = convertNode(part, current, depth + 1);
+	}
+	current = convertScalar(node.type, current);
+	if (isRecord(current)) return convertObject(node, current, depth);
+	if (Array.isArray(current)) return convertArray(node, current, depth);
+	return current;
+}
+
+function convertUnion(branches: readonly unknown[], value: unknown, depth: number): unknown {
+	for (const branch of branches) {
+		if (isRecord(branch) && check(branch as TSchema, value)) return value;
+	}
+	for (const branch of branches) {
+		if (!isRecord(branch)) continue;
+		const converted = convertNode(branch, value, depth + 1);
+		if (converted !== value && check(branch as TSchema, converted)) return converted;
+	}
+	return value;
+}
+
+function typeList(type: unknown): readonly unknown[] {
+	if (Array.isArray(type)) return type;
+	return type === undefined ? [] : [type];
+}
+
+function convertScalar(type: unknown, value: unknown): unknown {
+	const types = typeList(type);
+	if (types.length === 0 || matchesAnyType(types, value)) return value;
+	for (const target of types) {
+		const converted = convertScalarTo(target, value);
+		if (converted !== undefined) return converted;
+	}
+	return value;
+}
+
+function matchesAnyType(types: readonly unknown[], value: unknown): boolean {
+	for (const type of types) {
+		if (jsonTypeMatches(type, value)) return true;
+	}
+	return false;
+}
+
+function jsonTypeMatches(type: unknown, value: unknown): boolean {
+	switch (type) {
+		case "string":
+			return typeof value === "string";
+		case "number":
+			return typeof value === "number";
+		case "integer":
+			return typeof value === "number" && Number.isInteger(value);
+		case "boolean":
+			return typeof value === "boolean";
+		case "null":
+			return value === null;
+		case "array":
+			return Array.isArray(value);
+		case "object":
+			return isRecord(value);
+		default:
+			return false;
+	}
+}
+
+/** The converted scalar, or `undefined` when no allowed conversion exists. */
+function convertScalarTo(type: unknown, value: unknown): unknown {
+	switch (type) {
+		case "number":
+			return numberFromString(value, false);
+		case "integer":
+			return numberFromString(value, true);
+		case "string":
+			if (typeof value === "number" && Number.isFinite(value)) return String(value);
+			if (typeof value === "boolean") return value ? "true" : "false";
+			return undefined;
+		case "boolean":
+			if (typeof value !== "string") return undefined;
+			if (value.toLowerCase() === "true") return true;
+			if (value.toLowerCase() === "false") return false;
+			return undefined;
+		default:
+			return undefined;
+	}
+}
+
+function numberFromString(value: unknown, integer: boolean): number | undefined {
+	if (typeof value !== "string" || value.trim() === "") return undefined;
+	const parsed = Number(value);
+	if (!Number.isFinite(parsed)) return undefined;
+	if (integer && !Number.isInteger(parsed)) return undefined;
+	return parsed;
+}
+
+function convertObject(node: SchemaNode, value: Record<string, unknown>, depth: number): Record<string, unknown> {
+	const properties = isRecord(node.properties) ? (node.properties as Record<string, unknown>) : undefined;
+	const patterns = patternSchemas(node.patternProperties);
+	const additional = isRecord(node.additionalProperties) ? node.additionalProperties : undefined;
+	if (properties === undefined && patterns.length === 0 && additional === undefined) return value;
+	let out: Record<string, unknown> | undefined;
+	for (const key of Object.keys(value)) {
+		const child =
+			properties !== undefined && Object.hasOwn(properties, key)
+				? properties[key]
+				: (patterns.find(([pattern]) => pattern.test(key))?.[1] ?? additional);
+		if (child === undefined) continue;
+		const before = value[key];
+		const after = convertNode(child, before, depth + 1);
+		if (after === before) continue;
+		out ??= shallowCopyRecord(value);
+		defineOwn(out, key, after);
+	}
+	return out ?? value;
+}
+
+/** `patternProperties` as compiled regexes; an invalid pattern is ignored (the validator decides there). */
+function patternSchemas(patternProperties: unknown): Array<[RegExp, unknown]> {
+	if (!isRecord(patternProperties)) return [];
+	const out: Array<[RegExp, unknown]> = [];
+	for (const [source, schema] of Object.entries(patternProperties)) {
+		try {
+			out.push([new RegExp(source, "u"), schema]);
+		} catch {
+			// Not a pattern this engine can read: no conversion under it.
+		}
+	}
+	return out;
+}
+
+function convertArray(node: SchemaNode, value: readonly unknown[], depth: number): readonly unknown[] {
+	const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined;
+	const rest = isRecord(node.items) ? node.items : undefined;
+	if (tuple === undefined && rest === undefined) return value;
+	let out: unknown[] | undefined;
+	for (let index = 0; index < value.length; index++) {
+		const child = tuple !== undefined && index < tuple.length ? tuple[index] : rest;
+		if (child === undefined) continue;
+		const before = value[index];
+		const after = convertNode(child, before, depth + 1);
+		if (after === before) continue;
+		out ??= value.slice();
+		out[index] = after;
+	}
+	return out ?? value;
+}
+
+/** A one-level copy of a record's own enumerable keys, `__proto__` kept inert. */
+export function shallowCopyRecord(value: Record<string, unknown>): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const key of Object.keys(value)) defineOwn(out, key, value[key]);
+	return out;
+}

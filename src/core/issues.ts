@@ -1,0 +1,138 @@
+/**
+ * Turning validator issues into the three diagnostics of a failed call: a
+ * value-free issue summary, a value-free FNV-1a failure fingerprint, and the
+ * model-readable retry message. Also `describeExpectedShape`, the compact
+ * value-free description of a tool's argument shape used when the same
+ * failure repeats.
+ */
+import type { TSchema } from "typebox";
+import { isRecord } from "./clone.ts";
+import type { ValidationIssue } from "./types.ts";
+
+/** Retry messages list at most this many issues. */
+export const MAX_RETRY_LINES = 8;
+/** `Received:` is cut to this many UTF-16 code units, then `…` is appended. */
+export const MAX_RECEIVED_LENGTH = 300;
+
+function issuePath(issue: ValidationIssue): string {
+	return issue.instancePath === "" ? "(root)" : issue.instancePath;
+}
+
+function issueDetail(issue: ValidationIssue): string {
+	const { type, requiredProperties } = issue.params;
+	if (typeof type === "string") return type;
+	if (Array.isArray(requiredProperties)) return requiredProperties.join(",");
+	return "";
+}
+
+/** `${path}|${keyword}|${detail}`: the value-free identity of one issue. */
+export function describeIssue(issue: ValidationIssue): string {
+	return `${issuePath(issue)}|${issue.keyword}|${issueDetail(issue)}`;
+}
+
+/** The issue descriptions in validator order, joined by `"; "`. */
+export function summarizeIssues(issues: readonly ValidationIssue[]): string {
+	return issues.map(describeIssue).join("; ");
+}
+
+/** 32-bit FNV-1a over UTF-16 code units, as 8 lowercase hex digits. */
+export function fnv1a(text: string): string {
+	let hash = 0x811c9dc5;
+	for (let index = 0; index < text.length; index++) {
+		hash ^= text.charCodeAt(index);
+		hash = Math.imul(hash, 0x01000193) >>> 0;
+	}
+	return hash.toString(16).padStart(8, "0");
+}
+
+/** Same tool and same failure shape give the same fingerprint, whatever the values were. */
+export function failureFingerprint(toolName: string, issues: readonly ValidationIssue[]): string {
+	const descriptions = issues.map(describeIssue).sort();
+	return fnv1a(`${toolName}::${descriptions.join(";")}`);
+}
+
+function renderReceived(value: unknown): string {
+	let text: string | undefined;
+	try {
+		text = JSON.stringify(value);
+	} catch {
+		text = undefined;
+	}
+	if (text === undefined) {
+		try {
+			text = String(value);
+		} catch {
+			text = "[unprintable value]";
+		}
+	}
+	return text.length > MAX_RECEIVED_LENGTH ? `${text.slice(0, MAX_RECEIVED_LENGTH)}…` : text;
+}
+
+/**
+ * The message the model sees when its call cannot be repaired: a header
+ * naming the tool, one bullet per issue (first {@link MAX_RETRY_LINES}), and
+ * the value the validator saw.
+ */
+export function formatRetryMessage(toolName: string, issues: readonly ValidationIssue[], received: unknown): string {
+	const lines = [
+		`The arguments for the ${toolName} tool did not pass validation; fix the problems below and call it again:`,
+	];
+	for (const issue of issues.slice(0, MAX_RETRY_LINES)) {
+		lines.push(`  • ${issuePath(issue)}: ${issue.message ?? issue.keyword}`);
+	}
+	lines.push(`Received: ${renderReceived(received)}`);
+	return lines.join("\n");
+}
+
+// How deep the shape description follows nested objects before eliding them.
+const MAX_SHAPE_DEPTH = 4;
+
+/**
+ * A value-free description of the tool's arguments, one field per line:
+ * `- name: type (required|optional)`. Nested objects render inline as
+ * `{key: type, key?: type}`, arrays as `array of …`, unions with `|`.
+ */
+export function describeExpectedShape(schema: TSchema): string {
+	const node = schema as unknown;
+	if (!isRecord(node) || !isRecord(node.properties)) return `- (arguments): ${describeType(node, 0)}`;
+	const required = requiredSet(node);
+	const lines: string[] = [];
+	for (const [name, child] of Object.entries(node.properties)) {
+		lines.push(`- ${name}: ${describeType(child, 1)} (${required.has(name) ? "required" : "optional"})`);
+	}
+	return lines.length === 0 ? "- (arguments): object with no declared fields" : lines.join("\n");
+}
+
+function requiredSet(node: Record<string, unknown>): Set<string> {
+	return new Set(Array.isArray(node.required) ? node.required.filter((k): k is string => typeof k === "string") : []);
+}
+
+function describeType(node: unknown, depth: number): string {
+	if (!isRecord(node)) return "any";
+	if (Object.hasOwn(node, "const")) return describeLiteral(node.const);
+	if (Array.isArray(node.enum)) return node.enum.map(describeLiteral).join(" | ");
+	const union = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
+	if (union !== undefined) return union.map((branch) => describeType(branch, depth)).join(" | ");
+	if (Array.isArray(node.allOf)) return node.allOf.map((part) => describeType(part, depth)).join(" & ");
+	const type = node.type;
+	if (Array.isArray(type)) return type.map((t) => describeType({ ...node, type: t }, depth)).join(" | ");
+	if (type === "array" || (type === undefined && node.items !== undefined)) {
+		return isRecord(node.items) ? `array of ${describeType(node.items, depth + 1)}` : "array";
+	}
+	if (type === "object" || (type === undefined && isRecord(node.properties))) {
+		if (!isRecord(node.properties)) return "object";
+		if (depth >= MAX_SHAPE_DEPTH) return "{…}";
+		const required = requiredSet(node);
+		const fields = Object.entries(node.properties).map(
+			([name, child]) => `${name}${required.has(name) ? "" : "?"}: ${describeType(child, depth + 1)}`,
+		);
+		return `{${fields.join(", ")}}`;
+	}
+	if (typeof type === "string") return type;
+	return "any";
+}
+
+function describeLiteral(value: unknown): string {
+	// Enum members are part of the schema, not of the model's input, so showing them leaks no argument value.
+	return typeof value === "string" ? JSON.stringify(value) : String(value);
+}

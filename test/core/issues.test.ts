@@ -1,0 +1,146 @@
+import { Type } from "typebox";
+import { describe, expect, it } from "vitest";
+import {
+	describeExpectedShape,
+	failureFingerprint,
+	fnv1a,
+	formatRetryMessage,
+	summarizeIssues,
+} from "../../src/core/issues.ts";
+import type { ValidationIssue } from "../../src/core/types.ts";
+import { issues } from "../../src/core/validator.ts";
+
+const requiredPath: ValidationIssue = {
+	keyword: "required",
+	instancePath: "",
+	params: { requiredProperties: ["path"] },
+	message: "must have required properties path",
+};
+
+describe("summarizeIssues", () => {
+	it("describes each issue as path|keyword|detail, joined by '; '", () => {
+		const schema = Type.Object({ region: Type.String(), target: Type.String() });
+		expect(summarizeIssues(issues(schema, { target: 3 }))).toBe("(root)|required|region; /target|type|string");
+	});
+
+	it("leaves the detail empty when the params carry neither a type nor required properties", () => {
+		expect(summarizeIssues([{ keyword: "enum", instancePath: "/e", params: { allowedValues: ["a"] } }])).toBe(
+			"/e|enum|",
+		);
+	});
+});
+
+describe("failureFingerprint", () => {
+	it("matches the contract's FNV-1a test vector", () => {
+		expect(fnv1a("read::(root)|required|path")).toBe("c888829a");
+		expect(failureFingerprint("read", [requiredPath])).toBe("c888829a");
+	});
+
+	it("is independent of issue order and of the values involved", () => {
+		const schema = Type.Object({ a: Type.String(), b: Type.Number() });
+		const one = failureFingerprint("t", issues(schema, { a: 1, b: "x" }));
+		const two = failureFingerprint("t", issues(schema, { a: 2, b: "y" }));
+		expect(one).toBe(two);
+		expect(failureFingerprint("t", [...issues(schema, { a: 1, b: "x" })].reverse())).toBe(one);
+	});
+
+	it("differs between tools", () => {
+		expect(failureFingerprint("write", [requiredPath])).not.toBe(failureFingerprint("read", [requiredPath]));
+	});
+
+	it("is always eight lowercase hex digits", () => {
+		expect(fnv1a("")).toMatch(/^[0-9a-f]{8}$/);
+		expect(fnv1a("")).toBe("811c9dc5");
+	});
+});
+
+describe("formatRetryMessage", () => {
+	it("has a header naming the tool and ending with ':', one bullet per issue, then Received", () => {
+		const schema = Type.Object({ region: Type.String(), target: Type.String() });
+		const lines = formatRetryMessage("deploy", issues(schema, { target: 3 }), { target: 3 }).split("\n");
+		expect(lines).toHaveLength(4);
+		expect(lines[0]).toContain("deploy");
+		expect(lines[0]?.endsWith(":")).toBe(true);
+		expect(lines.slice(1)).toEqual([
+			"  • (root): must have required properties region",
+			"  • /target: must be string",
+			'Received: {"target":3}',
+		]);
+	});
+
+	it("falls back to the keyword when an issue has no message", () => {
+		const message = formatRetryMessage("t", [{ keyword: "custom", instancePath: "/x", params: {} }], {});
+		expect(message.split("\n")[1]).toBe("  • /x: custom");
+	});
+
+	it("lists at most eight issues", () => {
+		const many: ValidationIssue[] = Array.from({ length: 12 }, (_, i) => ({
+			keyword: "type",
+			instancePath: `/f${i}`,
+			params: { type: "number" },
+			message: "must be number",
+		}));
+		const lines = formatRetryMessage("t", many, {}).split("\n");
+		expect(lines.filter((line) => line.startsWith("  • "))).toHaveLength(8);
+	});
+
+	it("cuts Received at 300 code units and appends an ellipsis", () => {
+		const received = "x".repeat(400);
+		const last = formatRetryMessage("t", [requiredPath], received).split("\n").at(-1) ?? "";
+		expect(last).toBe(`Received: "${"x".repeat(299)}…`);
+	});
+
+	it("prints undefined and unserializable values with String()", () => {
+		expect(formatRetryMessage("t", [requiredPath], undefined).endsWith("Received: undefined")).toBe(true);
+		expect(formatRetryMessage("t", [requiredPath], 10n).endsWith("Received: 10")).toBe(true);
+	});
+});
+
+describe("describeExpectedShape", () => {
+	it("lists each field with its type and whether it is required", () => {
+		const schema = Type.Object({
+			path: Type.String(),
+			edits: Type.Array(Type.Object({ oldText: Type.String(), newText: Type.String() })),
+			limit: Type.Optional(Type.Number()),
+		});
+		expect(describeExpectedShape(schema).split("\n")).toEqual([
+			"- path: string (required)",
+			"- edits: array of {oldText: string, newText: string} (required)",
+			"- limit: number (optional)",
+		]);
+	});
+
+	it("renders unions, enums, booleans and nested optional fields", () => {
+		const schema = Type.Object({
+			mode: Type.Union([Type.Literal("fast"), Type.Literal("slow")]),
+			level: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+			opts: Type.Optional(Type.Object({ deep: Type.Optional(Type.Boolean()) })),
+		});
+		expect(describeExpectedShape(schema).split("\n")).toEqual([
+			'- mode: "fast" | "slow" (required)',
+			"- level: string | number (optional)",
+			"- opts: {deep?: boolean} (optional)",
+		]);
+	});
+
+	it("handles plain JSON Schema, including type lists and enum", () => {
+		const plain = {
+			type: "object",
+			properties: {
+				path: { type: ["string", "null"] },
+				kind: { enum: ["a", "b"] },
+				tags: { type: "array", items: { type: "string" } },
+			},
+			required: ["path"],
+		};
+		expect(describeExpectedShape(plain as never).split("\n")).toEqual([
+			"- path: string | null (required)",
+			'- kind: "a" | "b" (optional)',
+			"- tags: array of string (optional)",
+		]);
+	});
+
+	it("describes a non-object root schema as a whole", () => {
+		expect(describeExpectedShape(Type.Array(Type.String()))).toBe("- (arguments): array of string");
+	});
+});
