@@ -1,0 +1,167 @@
+/**
+ * The repair tables of pi's eight built-in tools (core-contract §5): alias
+ * lists, model-family gates, the stage-4 preprocessors and the legacy engine
+ * configs. `powershell` shares bash's tables. Data only; the behaviour lives
+ * in the preprocessing stage and the schema-repair engine.
+ */
+import {
+	foldFlatEditFieldsPreprocessor,
+	foldFlatEditFieldsRepair,
+	NEW_TEXT_ALIASES,
+	OLD_TEXT_ALIASES,
+} from "./edit-fold.ts";
+import type { Preprocessor, ToolRepairConfig } from "./types.ts";
+
+export { NEW_TEXT_ALIASES, OLD_TEXT_ALIASES };
+
+export const BUILTIN_TOOL_NAMES = ["read", "bash", "edit", "write", "grep", "find", "ls", "powershell"] as const;
+export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+/** Models known to leak regex anchors (`^…$`) into path-like values. */
+export const ANCHOR_BLEED_MODELS: readonly RegExp[] = [/kimi-k2/i, /minimax/i, /glm/i];
+/** Models known to leak `<arg_key>`/`<arg_value>` grammar tokens into arguments. */
+export const GRAMMAR_TOKEN_MODELS: readonly RegExp[] = [/glm/i];
+
+export const PATH_ALIASES = [
+	"file_path",
+	"filePath",
+	"filepath",
+	"absolute_path",
+	"absolutePath",
+	"pathname",
+	"file",
+	"filename",
+	"fileName",
+	"target_file",
+	"targetFile",
+] as const;
+
+export const COMMAND_ALIASES = [
+	"cmd",
+	"script",
+	"shell",
+	"bash_command",
+	"bashCommand",
+	"command_line",
+	"commandLine",
+] as const;
+
+export const EDITS_ALIASES = ["changes", "replacements", "modifications", "operations"] as const;
+
+export const CONTENT_ALIASES = [
+	"text",
+	"body",
+	"data",
+	"contents",
+	"file_content",
+	"fileContent",
+	"file_text",
+	"fileText",
+	"new_content",
+	"newContent",
+] as const;
+
+export const GREP_PATTERN_ALIASES = [
+	"query",
+	"regex",
+	"search",
+	"q",
+	"expression",
+	"search_pattern",
+	"searchPattern",
+] as const;
+
+export const FIND_PATTERN_ALIASES = [
+	"glob",
+	"query",
+	"name_pattern",
+	"namePattern",
+	"file_pattern",
+	"filePattern",
+	"search",
+	"name",
+] as const;
+
+export const LS_PATH_ALIASES = [
+	"directory",
+	"dir",
+	"folder",
+	"directory_path",
+	"directoryPath",
+	...PATH_ALIASES,
+] as const;
+
+const pathAlias = (aliases: readonly string[]): Preprocessor => ({
+	kind: "alias",
+	selector: "/path",
+	aliases,
+	accepts: "string",
+	emptyEquivalentToMissing: true,
+});
+const pathCleanup: Preprocessor = { kind: "filesystem-path", selector: "/path" };
+const pathAnchors: Preprocessor = { kind: "anchor-bleed", selector: "/path", modelFamilies: ANCHOR_BLEED_MODELS };
+const rootTokens: Preprocessor = { kind: "grammar-tokens", selector: "", modelFamilies: GRAMMAR_TOKEN_MODELS };
+
+const SHELL_PREPROCESSORS: readonly Preprocessor[] = [
+	{ kind: "alias", selector: "/command", aliases: COMMAND_ALIASES, accepts: "string" },
+	rootTokens,
+];
+
+export const PIPELINE_PREPROCESSORS: Readonly<Record<BuiltinToolName, readonly Preprocessor[]>> = {
+	read: [pathAlias(PATH_ALIASES), pathCleanup, pathAnchors, rootTokens],
+	bash: SHELL_PREPROCESSORS,
+	powershell: SHELL_PREPROCESSORS,
+	edit: [
+		pathAlias(PATH_ALIASES),
+		{ kind: "alias", selector: "/edits", aliases: EDITS_ALIASES, accepts: "array" },
+		{ kind: "alias", selector: "/edits/*/oldText", aliases: OLD_TEXT_ALIASES, accepts: "string" },
+		{ kind: "alias", selector: "/edits/*/newText", aliases: NEW_TEXT_ALIASES, accepts: "string" },
+		pathCleanup,
+		pathAnchors,
+		rootTokens,
+		{ kind: "grammar-tokens", selector: "/edits/*", modelFamilies: GRAMMAR_TOKEN_MODELS },
+		{ kind: "structural", selector: "", ruleId: "foldFlatEditFields", apply: foldFlatEditFieldsPreprocessor },
+	],
+	write: [
+		pathAlias(PATH_ALIASES),
+		{ kind: "alias", selector: "/content", aliases: CONTENT_ALIASES, accepts: "string" },
+		pathCleanup,
+		pathAnchors,
+		rootTokens,
+	],
+	grep: [
+		{ kind: "alias", selector: "/pattern", aliases: GREP_PATTERN_ALIASES, accepts: "string" },
+		pathCleanup,
+		// Anchors are cleaned from grep's path only: `^` and `$` are real regex in its pattern.
+		pathAnchors,
+		rootTokens,
+	],
+	find: [
+		{ kind: "alias", selector: "/pattern", aliases: FIND_PATTERN_ALIASES, accepts: "string" },
+		pathCleanup,
+		pathAnchors,
+		{ kind: "anchor-bleed", selector: "/pattern", modelFamilies: ANCHOR_BLEED_MODELS },
+		rootTokens,
+	],
+	ls: [pathAlias(LS_PATH_ALIASES), pathCleanup, pathAnchors, rootTokens],
+};
+
+const SHELL_CONFIG: ToolRepairConfig = {
+	fieldAliases: { command: COMMAND_ALIASES },
+	rootString: { field: "command" },
+};
+
+export const REPAIR_CONFIGS: Readonly<Record<BuiltinToolName, ToolRepairConfig>> = {
+	read: { fieldAliases: { path: PATH_ALIASES }, rootString: { field: "path" }, pathFields: ["path"] },
+	bash: SHELL_CONFIG,
+	powershell: SHELL_CONFIG,
+	edit: {
+		fieldAliases: { path: PATH_ALIASES, edits: EDITS_ALIASES, oldText: OLD_TEXT_ALIASES, newText: NEW_TEXT_ALIASES },
+		pathFields: ["path"],
+		structural: [foldFlatEditFieldsRepair],
+	},
+	write: { fieldAliases: { path: PATH_ALIASES, content: CONTENT_ALIASES }, pathFields: ["path"] },
+	grep: { fieldAliases: { pattern: GREP_PATTERN_ALIASES }, rootString: { field: "pattern" }, pathFields: ["path"] },
+	find: { fieldAliases: { pattern: FIND_PATTERN_ALIASES }, rootString: { field: "pattern" }, pathFields: ["path"] },
+	ls: { fieldAliases: { path: LS_PATH_ALIASES }, rootString: { field: "path" }, pathFields: ["path"] },
+};

@@ -1,0 +1,47 @@
+/**
+ * `repairToolInput`, the legacy facade (core-contract §3.11): the pipeline
+ * with only a tool name, a schema and a legacy engine config, its result
+ * mapped to the original `RepairResult` shape. Without preprocessors every
+ * alias goes through `renameAliasedField` and the edit fold through its
+ * structural-repair form; an envelope decode is reported under its legacy
+ * name `parseJsonStringifiedRootObject`.
+ */
+import type { TSchema } from "typebox";
+import { runRepairPipeline } from "./pipeline.ts";
+import type { RepairResult, ToolRepairConfig } from "./types.ts";
+
+const LEGACY_RULE_NAMES: Readonly<Record<string, string>> = {
+	"envelope.decode-json": "parseJsonStringifiedRootObject",
+};
+
+export function repairToolInput(options: {
+	toolName: string;
+	schema: TSchema;
+	input: unknown;
+	config?: ToolRepairConfig;
+}): RepairResult {
+	const result = runRepairPipeline({
+		input: options.input,
+		config: { toolName: options.toolName, schema: options.schema, legacyConfig: options.config ?? {} },
+	});
+	const changes = result.changes.map((change) => ({
+		ruleId: Object.hasOwn(LEGACY_RULE_NAMES, change.ruleId)
+			? (LEGACY_RULE_NAMES[change.ruleId] as string)
+			: change.ruleId,
+		note: change.note,
+	}));
+	const rulesFired: string[] = [];
+	for (const change of changes) {
+		if (!rulesFired.includes(change.ruleId)) rulesFired.push(change.ruleId);
+	}
+	return {
+		outcome: result.outcome,
+		args: result.args,
+		rulesFired,
+		notes: changes.map((change) => change.note),
+		changes,
+		issueSummary: result.issueSummary,
+		fingerprint: result.fingerprint,
+		retryMessage: result.retryMessage,
+	};
+}

@@ -1,0 +1,196 @@
+/**
+ * `runRepairPipeline`: one tool call's arguments through every stage, in
+ * order (core-contract §3.1–§3.8, decisions §3–§4):
+ *
+ *   envelope → truncation candidates (each through the full downstream run)
+ *   → owner shim → preprocessing → strict validation → schema repair
+ *   → safe conversion → final validation and shaping.
+ *
+ * The valid path is kept to identity checks and compiled validation: a
+ * plain-object input has no envelope to decode, so that stage is skipped; the
+ * preprocessors return the same reference when they change nothing; no clone,
+ * serialization or size measurement happens until something needs repair.
+ * Callbacks are guarded: they observe the verdict and can never change it.
+ */
+import { cloneJson } from "./clone.ts";
+import { convertToSchema } from "./convert.ts";
+import { decodeJsonNoteFor, isPlainObject, recoverEnvelope, truncatedEnvelopeChange } from "./envelope.ts";
+import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
+import { applyOwnerShim } from "./owner-shim.ts";
+import { resolveRepairPolicy } from "./policy.ts";
+import { preprocessInput } from "./preprocess.ts";
+import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
+import { withoutOmittedNulls } from "./strict-sampling.ts";
+import type {
+	RepairChange,
+	RepairObservation,
+	RepairPipelineConfig,
+	RepairPipelineResult,
+	RepairPolicy,
+	ValidationIssue,
+} from "./types.ts";
+import { check, issues } from "./validator.ts";
+
+const DECODE_RULE_ID = "envelope.decode-json";
+
+/** What one downstream run (stages 3–7) concluded. */
+type DownstreamResult = Omit<RepairPipelineResult, "policy">;
+
+export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {
+	const { input, config } = options;
+	const policy = resolveRepairPolicy(config.policy ?? "adaptive", config.policyOverrides ?? {});
+	const result = { ...decide(input, config, policy), policy: policy.profile };
+	// Key order of the public result is fixed for readers of logs and snapshots.
+	const shaped: RepairPipelineResult = {
+		outcome: result.outcome,
+		args: result.args,
+		policy: result.policy,
+		changes: result.changes,
+		observations: result.observations,
+	};
+	if (result.issueSummary !== undefined) shaped.issueSummary = result.issueSummary;
+	if (result.fingerprint !== undefined) shaped.fingerprint = result.fingerprint;
+	if (result.retryMessage !== undefined) shaped.retryMessage = result.retryMessage;
+	notify(config.onOutcome, shaped);
+	return shaped;
+}
+
+function decide(input: unknown, config: RepairPipelineConfig, policy: RepairPolicy): DownstreamResult {
+	// A plain object has nothing to decode or unwrap: skipping the envelope's
+	// O(size) pre-checks gives the same outcome at no cost.
+	if (isPlainObject(input)) return shapePrimary(input, downstream(input, [], config, policy));
+
+	const envelope = recoverEnvelope(input, config.limits ?? {});
+	if (policy.allowTruncatedEnvelopeCompletion) {
+		for (const candidate of envelope.candidates) {
+			const run = downstream(candidate, [truncatedEnvelopeChange()], config, policy);
+			if (run.outcome !== "unrepairable") return run;
+		}
+	}
+	return shapePrimary(input, downstream(envelope.value, envelope.changes, config, policy));
+}
+
+/** Stage 8 for the primary path: a valid call keeps the caller's reference, a failed one claims nothing. */
+function shapePrimary(input: unknown, run: DownstreamResult): DownstreamResult {
+	if (run.outcome === "repaired") return run;
+	return { ...run, args: input, changes: [] };
+}
+
+function downstream(
+	value: unknown,
+	incoming: readonly RepairChange[],
+	config: RepairPipelineConfig,
+	policy: RepairPolicy,
+): DownstreamResult {
+	const { toolName, schema } = config;
+	const changes: RepairChange[] = incoming.map((change) =>
+		change.ruleId === DECODE_RULE_ID ? { ...change, note: decodeJsonNoteFor(toolName) } : change,
+	);
+
+	const shim = applyOwnerShim(value, config.ownerPrepareArguments, toolName);
+	if (shim.change !== undefined) changes.push(shim.change);
+
+	const preprocessed = preprocessInput({
+		input: shim.value,
+		toolName,
+		preprocessors: config.preprocessors ?? [],
+		...(config.modelId === undefined ? {} : { modelId: config.modelId }),
+		allowValidValueTransforms: policy.allowValidValueTransforms,
+	});
+	changes.push(...preprocessed.changes);
+	const observations: RepairObservation[] = preprocessed.observations.map((ruleId) => ({
+		channel: "tool",
+		stage: "valid-value",
+		ruleId,
+		toolName,
+		outcome: "detected",
+	}));
+
+	const judged = config.strictSampling === true ? withoutOmittedNulls(schema, preprocessed.value) : preprocessed.value;
+	const run = finish(judged, changes, observations, config);
+	for (const observation of observations) notify(config.onObservation, observation);
+	return run;
+}
+
+/** Stages 5–7: engine, then our conversion and the final check. */
+function finish(
+	value: unknown,
+	changes: RepairChange[],
+	observations: RepairObservation[],
+	config: RepairPipelineConfig,
+): DownstreamResult {
+	const { toolName, schema } = config;
+	let engine: EngineResult;
+	try {
+		engine = runSchemaRepair({ value, schema, toolName, config: config.legacyConfig ?? {} });
+	} catch {
+		return failed(config, value, observations);
+	}
+	if (engine.outcome === "unrepairable") return failed(config, value, observations, engine);
+	for (const change of engine.changes)
+		changes.push({ ruleId: change.ruleId, stage: "schema-repair", note: change.note });
+	if (changes.length === 0) return { outcome: "valid", args: value, changes, observations };
+
+	let final: unknown;
+	try {
+		final = convertToSchema(schema, engine.args);
+		if (!check(schema, final)) return failed(config, value, observations, engine);
+		// The repaired value must share nothing with the caller's input.
+		final = cloneJson(final);
+	} catch {
+		return failed(config, value, observations, engine);
+	}
+	const result: DownstreamResult = { outcome: "repaired", args: final, changes, observations };
+	if (engine.issueSummary !== undefined) result.issueSummary = engine.issueSummary;
+	if (engine.fingerprint !== undefined) result.fingerprint = engine.fingerprint;
+	return result;
+}
+
+/**
+ * An unrepairable run: no changes claimed, the engine's diagnostics. Where the
+ * engine had none (it threw, or the final check refused its result) they are
+ * computed here on the value the engine saw, so the model always gets a
+ * retry message.
+ */
+function failed(
+	config: RepairPipelineConfig,
+	seen: unknown,
+	observations: RepairObservation[],
+	engine?: EngineResult,
+): DownstreamResult {
+	const result: DownstreamResult = { outcome: "unrepairable", args: seen, changes: [], observations };
+	if (engine?.retryMessage !== undefined && engine.issueSummary !== undefined && engine.fingerprint !== undefined) {
+		result.issueSummary = engine.issueSummary;
+		result.fingerprint = engine.fingerprint;
+		result.retryMessage = engine.retryMessage;
+		return result;
+	}
+	let found: ValidationIssue[];
+	try {
+		found = issues(config.schema, seen);
+	} catch {
+		found = [];
+	}
+	if (found.length === 0) found = [FINAL_CHECK_ISSUE];
+	result.issueSummary = summarizeIssues(found);
+	result.fingerprint = failureFingerprint(config.toolName, found);
+	result.retryMessage = formatRetryMessage(config.toolName, found, seen);
+	return result;
+}
+
+// Stands in when the value passes the strict check yet the final check of the repaired value failed.
+const FINAL_CHECK_ISSUE: ValidationIssue = {
+	keyword: "final-validation",
+	instancePath: "",
+	params: {},
+	message: "the repaired arguments did not pass the final check",
+};
+
+function notify<T>(callback: ((value: T) => void) | undefined, value: T): void {
+	if (callback === undefined) return;
+	try {
+		callback(value);
+	} catch {
+		// A failing observer must never change the verdict.
+	}
+}

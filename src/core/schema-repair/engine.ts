@@ -1,0 +1,222 @@
+/**
+ * The schema-repair engine (pipeline stages 5–6, core-contract §3.6).
+ *
+ * Order: configured path-field auto-link cleanup, the strict fast path, the
+ * failure record (the original issues, never recomputed), root repairs,
+ * legacy structural repairs, then at most three passes of the issue-site rule
+ * table, and finally the verdict after our safe conversion. Repairs happen on
+ * a private deep copy made only once the fast path has failed, so a valid
+ * call costs one compiled check and no allocation.
+ */
+import type { TSchema } from "typebox";
+import { cloneJson, defineOwn, isRecord } from "../clone.ts";
+import { convertToSchema, shallowCopyRecord } from "../convert.ts";
+import { decodeJsonNoteFor } from "../envelope.ts";
+import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
+import { unwrapMarkdownAutoLinks } from "../markdown-links.ts";
+import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
+import { check, issues } from "../validator.ts";
+import { collectIssueSites } from "./issue-sites.ts";
+import { unwrapMarkdownAutoLinkNote, wrapRootStringAsObjectNote } from "./notes.ts";
+import { ISSUE_RULES, type RuleContext, readsAsListLiteral } from "./rules.ts";
+
+/** Iterative issue-repair passes are capped here. */
+export const MAX_REPAIR_PASSES = 3;
+
+export interface EngineChange {
+	ruleId: string;
+	note: string;
+}
+
+export interface EngineResult {
+	outcome: RepairOutcome;
+	/** `valid`: the engine's input itself; `repaired`: a fresh value; `unrepairable`: the engine's input. */
+	args: unknown;
+	changes: EngineChange[];
+	/** Present when the strict check failed and the engine either repaired something or gave up. */
+	issueSummary?: string;
+	fingerprint?: string;
+	/** Only on `unrepairable`. */
+	retryMessage?: string;
+}
+
+export interface EngineOptions {
+	value: unknown;
+	schema: TSchema;
+	toolName: string;
+	config?: ToolRepairConfig;
+}
+
+export function runSchemaRepair(options: EngineOptions): EngineResult {
+	const { value, schema, toolName } = options;
+	const config = options.config ?? {};
+	const pathFields = config.pathFields ?? [];
+	const changes: EngineChange[] = [];
+
+	let current = cleanPathFields(value, pathFields, toolName, changes);
+	if (check(schema, current)) {
+		return changes.length === 0
+			? { outcome: "valid", args: value, changes }
+			: { outcome: "repaired", args: current, changes };
+	}
+
+	const original = issues(schema, current);
+	const fail = (): EngineResult => unrepairable(toolName, original, value);
+
+	// From here on every write goes to a private copy.
+	let owned = false;
+	if (typeof current === "string") {
+		const root = repairRootString(current, config, toolName, changes);
+		if (root !== undefined) {
+			current = cleanPathFields(root, pathFields, toolName, changes);
+			owned = true;
+		}
+	}
+	if (!isRecord(current)) return fail();
+	let work: Record<string, unknown>;
+	try {
+		work = owned ? current : cloneJson(current);
+	} catch {
+		return fail();
+	}
+
+	for (const repair of config.structural ?? []) {
+		let note: string | false;
+		try {
+			note = repair.apply(work, toolName);
+		} catch {
+			note = false;
+		}
+		if (typeof note === "string" && note !== "") changes.push({ ruleId: repair.name, note });
+	}
+
+	const context: RuleContext = { toolName, fieldAliases: config.fieldAliases ?? {} };
+	for (let pass = 0; pass < MAX_REPAIR_PASSES; pass++) {
+		if (check(schema, work)) break;
+		if (!runPass(work, issues(schema, work), context, changes)) break;
+	}
+
+	const converted = convertToSchema(schema, work);
+	if (!check(schema, converted)) return fail();
+	if (changes.length === 0) return { outcome: "valid", args: value, changes };
+	return {
+		outcome: "repaired",
+		args: converted,
+		changes,
+		issueSummary: summarizeIssues(original),
+		fingerprint: failureFingerprint(toolName, original),
+	};
+}
+
+function unrepairable(toolName: string, original: readonly ValidationIssue[], value: unknown): EngineResult {
+	return {
+		outcome: "unrepairable",
+		args: value,
+		changes: [],
+		issueSummary: summarizeIssues(original),
+		fingerprint: failureFingerprint(toolName, original),
+		retryMessage: formatRetryMessage(toolName, original, value),
+	};
+}
+
+/** One pass over the current issue sites; true when any rule fired. */
+function runPass(
+	work: Record<string, unknown>,
+	found: readonly ValidationIssue[],
+	context: RuleContext,
+	changes: EngineChange[],
+): boolean {
+	let fired = false;
+	for (const site of collectIssueSites(work, found)) {
+		for (const rule of ISSUE_RULES) {
+			if (!rule.applies(site, context)) continue;
+			changes.push({ ruleId: rule.id, note: rule.apply(site, context) });
+			fired = true;
+			break;
+		}
+	}
+	return fired;
+}
+
+/** Copy-on-write auto-link cleanup of the configured top-level path fields. */
+function cleanPathFields(
+	value: unknown,
+	pathFields: readonly string[],
+	toolName: string,
+	changes: EngineChange[],
+): unknown {
+	if (pathFields.length === 0 || !isRecord(value)) return value;
+	let out: Record<string, unknown> | undefined;
+	for (const field of pathFields) {
+		if (!Object.hasOwn(value, field)) continue;
+		const before = value[field];
+		if (typeof before !== "string") continue;
+		const after = unwrapMarkdownAutoLinks(before);
+		if (after === before) continue;
+		out ??= shallowCopyRecord(value);
+		defineOwn(out, field, after);
+		changes.push({
+			ruleId: "unwrapMarkdownAutoLink",
+			note: unwrapMarkdownAutoLinkNote(field, toolName, before, after),
+		});
+	}
+	return out ?? value;
+}
+
+/** The record a root string becomes, or `undefined` when no root repair is safe. */
+function repairRootString(
+	text: string,
+	config: ToolRepairConfig,
+	toolName: string,
+	changes: EngineChange[],
+): Record<string, unknown> | undefined {
+	const trimmed = text.trim();
+	if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
+		const parsed = tryParse(trimmed);
+		if (isRecord(parsed)) {
+			changes.push({ ruleId: "parseJsonStringifiedRootObject", note: decodeJsonNoteFor(toolName) });
+			return parsed;
+		}
+	}
+	const rootString = config.rootString;
+	if (rootString === undefined || readsAsJsonText(text)) return undefined;
+	const wrapInArray = rootString.wrapInArray === true;
+	const wrapped: Record<string, unknown> = {};
+	defineOwn(wrapped, rootString.field, wrapInArray ? [text] : text);
+	changes.push({
+		ruleId: "wrapRootStringAsObject",
+		note: wrapRootStringAsObjectNote(rootString.field, toolName, wrapInArray),
+	});
+	return wrapped;
+}
+
+function tryParse(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return undefined;
+	}
+}
+
+// How many layers of JSON string encoding are looked through when deciding whether a root string is JSON.
+const MAX_ENCODING_LAYERS = 8;
+
+/**
+ * Broken or encoded JSON is never a command (decisions §4.9): a root string
+ * that starts like an object or a list, or that is a JSON string literal
+ * whose content (at any layer) does, is not wrapped. A leading markdown
+ * auto-link (`[a.md](http://a.md)`) is a path, not a list, so it may be.
+ */
+function readsAsJsonText(text: string): boolean {
+	let layer = text;
+	for (let depth = 0; depth < MAX_ENCODING_LAYERS; depth++) {
+		const trimmed = layer.trimStart();
+		if (trimmed.startsWith("{")) return true;
+		if (readsAsListLiteral(trimmed) && readsAsListLiteral(unwrapMarkdownAutoLinks(trimmed))) return true;
+		if (!trimmed.startsWith('"')) return false;
+		const parsed = tryParse(trimmed);
+		if (typeof parsed !== "string") return typeof parsed === "object" && parsed !== null;
+		layer = parsed;
+	}
+	return true;
+}

@@ -1,0 +1,48 @@
+/**
+ * Model-facing notes for the schema-repair rules (and the edit fold and the
+ * owner shim, which share the engine's voice). Each note carries exactly the
+ * information its rule promises: the keys involved, the tool, and, where the
+ * model can do better next time, what to send instead. Placeholders appear
+ * verbatim so tests can look for them; the sentences are ours.
+ */
+
+export function unwrapMarkdownAutoLinkNote(field: string, tool: string, before: string, after: string): string {
+	return `The ${field} value for the ${tool} tool was a markdown auto-link ("${before}"), reduced to its link text ("${after}"). Pass bare filesystem paths without markdown link syntax.`;
+}
+
+export function wrapRootStringAsObjectNote(field: string, tool: string, wrapInArray: boolean): string {
+	const shape = wrapInArray ? `{${field}: ["..."]}` : `{${field}: "..."}`;
+	return `The ${tool} tool received a bare string instead of an argument object, so it was placed into ${shape}. Always pass an object to ${tool}, never a bare string.`;
+}
+
+export function renameAliasedFieldNote(alias: string, key: string, tool: string): string {
+	return `The ${tool} tool has no field "${alias}", so its value was moved to "${key}". Use "${key}" in future calls.`;
+}
+
+export function dropNullOrUndefinedFieldNote(kind: "null" | "undefined", key: string, tool: string): string {
+	return `The "${key}" field held ${kind} and was removed from the ${tool} input. An optional field can simply be left out rather than set to ${kind}.`;
+}
+
+export function dropEmptyObjectPlaceholderNote(key: string, tool: string): string {
+	return `An empty {} given for "${key}" was removed from the ${tool} input. Next time pass a real array for "${key}", or leave the key out.`;
+}
+
+export function parseJsonStringifiedArrayNote(key: string, tool: string): string {
+	return `The "${key}" value for the ${tool} tool was an array encoded as a JSON string and has been parsed. Pass the array itself (like ["a", "b"]), not a string.`;
+}
+
+export function parseJsonStringifiedObjectNote(key: string, tool: string): string {
+	return `The "${key}" value for the ${tool} tool was an object encoded as a JSON string and has been parsed. Pass the object itself, not a string.`;
+}
+
+export function wrapBareStringAsArrayNote(key: string, tool: string): string {
+	return `A single string was given for "${key}" of the ${tool} tool and was placed into a one-element array. Pass an array (like ["value"]) rather than one string.`;
+}
+
+export function foldFlatEditFieldsNote(oldKey: string, newKey: string, tool: string): string {
+	return `The flat fields "${oldKey}" and "${newKey}" sent to the ${tool} tool were combined into edits: [{oldText, newText}]. This tool takes a list of edit objects; pass "edits" in future calls.`;
+}
+
+export function ownerShimNote(tool: string): string {
+	return `The ${tool} tool's own argument preparation reshaped this input before it was checked.`;
+}

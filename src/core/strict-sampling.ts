@@ -1,0 +1,54 @@
+/**
+ * Strict constrained sampling sends `null` for an omitted optional property
+ * (decisions §3.3). For such tools, those nulls are the wire form of
+ * "omitted": this module removes them, schema-driven and copy-on-write, so
+ * the pipeline can judge the call as if they had been left out. The removal
+ * is never reported as a change.
+ */
+import type { TSchema } from "typebox";
+import { defineOwn, isRecord } from "./clone.ts";
+import { shallowCopyRecord } from "./convert.ts";
+
+// Schemas are finite trees, but a hostile recursive one must not hang the walk.
+const MAX_SCHEMA_DEPTH = 64;
+
+/** `value` without nulls at optional properties (any depth); the same reference when there were none. */
+export function withoutOmittedNulls(schema: TSchema, value: unknown): unknown {
+	return strip(schema as unknown, value, 0);
+}
+
+function strip(schema: unknown, value: unknown, depth: number): unknown {
+	if (!isRecord(schema) || depth > MAX_SCHEMA_DEPTH || typeof value !== "object" || value === null) return value;
+	if (Array.isArray(value)) return stripItems(schema, value, depth);
+	const properties = isRecord(schema.properties) ? (schema.properties as Record<string, unknown>) : undefined;
+	if (properties === undefined) return value;
+	const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+	let out: Record<string, unknown> | undefined;
+	for (const key of Object.keys(value)) {
+		if (!Object.hasOwn(properties, key)) continue;
+		const before = (value as Record<string, unknown>)[key];
+		if (before === null && !required.has(key)) {
+			out ??= shallowCopyRecord(value as Record<string, unknown>);
+			delete out[key];
+			continue;
+		}
+		const after = strip(properties[key], before, depth + 1);
+		if (after === before) continue;
+		out ??= shallowCopyRecord(value as Record<string, unknown>);
+		defineOwn(out, key, after);
+	}
+	return out ?? value;
+}
+
+function stripItems(schema: Record<string, unknown>, value: readonly unknown[], depth: number): unknown {
+	const items = isRecord(schema.items) ? schema.items : undefined;
+	if (items === undefined) return value;
+	let out: unknown[] | undefined;
+	for (let index = 0; index < value.length; index++) {
+		const after = strip(items, value[index], depth + 1);
+		if (after === value[index]) continue;
+		out ??= value.slice();
+		out[index] = after;
+	}
+	return out ?? value;
+}
