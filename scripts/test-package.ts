@@ -87,7 +87,7 @@ function main(): void {
 		files: Array<{ path: string }>;
 	}>;
 	const entry = manifest[0];
-	if (!check("npm pack reported one tarball", entry !== undefined)) return;
+	if (!check("npm pack reported one tarball", entry !== undefined) || entry === undefined) return;
 	const tarball = join(work, entry.filename);
 	const files = entry.files.map((file) => file.path);
 	checkFileList(files);
