@@ -40,6 +40,15 @@ export interface GrammarCandidate extends RecoveredToolCall {
 	stripOnly?: boolean;
 	/** Found in the model's reasoning (e.g. harmony's `analysis` channel): observed, never promoted. */
 	reasoning?: boolean;
+	/**
+	 * Optional (added by grammar part 1 for schema typing): for argument keys
+	 * whose value was coerced from text (loose coercion or JSON-or-string), the
+	 * trimmed source text. When the tool's schema wants a string there, the
+	 * driver uses this text instead of the coerced value, so `"5"` or
+	 * `{"a":1}` written for a string field stays exactly that text. Parsers
+	 * that leave it out still work: values are then typed from what they are.
+	 */
+	rawArguments?: Record<string, string>;
 }
 
 /** Shared, precomputed facts about one scanned text, handed to every family parser. */

@@ -1,0 +1,312 @@
+/**
+ * `invoke`: the Anthropic/MiniMax `<invoke>` XML tool-call form
+ * (extension-contract §2.10), in three shapes, in this collection order:
+ *
+ * 1. wrapped:    <minimax:tool_call> <invoke name="grep">…</invoke> </minimax:tool_call>
+ *                (any `ns:` or none; the namespaces of opener and closer need not match)
+ * 2. standalone: <invoke name="grep"><parameter name="pattern">TODO</parameter></invoke>
+ * 3. malformed:  a line starting `invoke name="read">` whose brackets were eaten,
+ *                with `parameter name="k">V parameter>` lines, up to a line `/invoke>`
+ *                (or `invoke>`) or the end of the text.
+ *
+ * Linear: tags are collected once (indexOf per tag name, attribute text never
+ * crosses another `<`), closers are looked up in next-closer tables, and every
+ * walk moves forward. The wrapper's namespace is read backwards at most
+ * `MAX_NAMESPACE` characters.
+ */
+import {
+	allIndexesOf,
+	attributeValue,
+	extractFirstBalancedJson,
+	findMarkupTags,
+	firstTagAtOrAfter,
+	isIdentifierPart,
+	isWhitespace,
+	lowerTextOf,
+	type MarkupTag,
+	maybeParseJsonValue,
+	nextCloserTable,
+	normalizeArgumentsObject,
+	parseJsonValueOrString,
+	skipInlineSpace,
+	tryParseJson,
+} from "../scan.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
+
+const MAX_NAMESPACE = 64;
+
+interface InvokeCall {
+	name: string;
+	arguments: Record<string, unknown>;
+	rawArguments: Record<string, string>;
+}
+
+interface InvokeIndex {
+	tags: MarkupTag[];
+	closeInvoke: Int32Array;
+	closeParameter: Int32Array;
+}
+
+function buildIndex(context: ScanContext): InvokeIndex {
+	const tags = findMarkupTags(lowerTextOf(context), ["invoke", "parameter"]);
+	return { tags, closeInvoke: nextCloserTable(tags, "invoke"), closeParameter: nextCloserTable(tags, "parameter") };
+}
+
+function candidate(call: InvokeCall, start: number, end: number): GrammarCandidate {
+	const found: GrammarCandidate = { name: call.name, arguments: call.arguments, grammar: "invoke", start, end };
+	if (Object.keys(call.rawArguments).length > 0) found.rawArguments = call.rawArguments;
+	return found;
+}
+
+/** Arguments of the invoke between tag indexes `open` and `close` (shapes 1–2). */
+function readInvoke(text: string, index: InvokeIndex, open: number, close: number): InvokeCall | undefined {
+	const { tags } = index;
+	const opener = tags[open] as MarkupTag;
+	const closer = tags[close] as MarkupTag;
+	const name = attributeValue(text, opener.attrStart, opener.attrEnd, "name")?.trim();
+	if (!name) return undefined;
+	const args: Record<string, unknown> = {};
+	const raw: Record<string, string> = {};
+	let sawParameter = false;
+	let k = open + 1;
+	while (k < close) {
+		const tag = tags[k] as MarkupTag;
+		if (tag.closing || tag.name !== "parameter") {
+			k++;
+			continue;
+		}
+		const end = index.closeParameter[k + 1] ?? -1;
+		if (end === -1 || end >= close) break;
+		sawParameter = true;
+		const key = attributeValue(text, tag.attrStart, tag.attrEnd, "name");
+		if (key !== undefined) {
+			const value = text.slice(tag.end, (tags[end] as MarkupTag).start).trim();
+			const stringAttr = attributeValue(text, tag.attrStart, tag.attrEnd, "string")?.trim().toLowerCase();
+			args[key] = stringAttr === "false" ? parseJsonValueOrString(value) : maybeParseJsonValue(value);
+			raw[key] = value;
+		}
+		k = end + 1;
+	}
+	if (!sawParameter) {
+		const body = text.slice(opener.end, closer.start);
+		const span = extractFirstBalancedJson(body);
+		const parsed = tryParseJson(span ? span.text : body.trim());
+		const normalized = parsed.ok ? normalizeArgumentsObject(parsed.value) : undefined;
+		return { name, arguments: normalized ?? {}, rawArguments: raw };
+	}
+	return { name, arguments: args, rawArguments: raw };
+}
+
+/** Every invoke element whose opener lies in `[from, to)` and whose closer ends by `to`. */
+function invokesBetween(text: string, index: InvokeIndex, from: number, to: number): InvokeCall[] {
+	const { tags } = index;
+	const calls: InvokeCall[] = [];
+	let k = firstTagAtOrAfter(tags, from);
+	while (k < tags.length && (tags[k] as MarkupTag).start < to) {
+		const tag = tags[k] as MarkupTag;
+		if (tag.closing || tag.name !== "invoke") {
+			k++;
+			continue;
+		}
+		const close = index.closeInvoke[k + 1] ?? -1;
+		if (close === -1 || (tags[close] as MarkupTag).end > to) break;
+		const call = readInvoke(text, index, k, close);
+		if (call) calls.push(call);
+		k = close + 1;
+	}
+	return calls;
+}
+
+interface WrapperTag {
+	start: number;
+	end: number;
+	closing: boolean;
+}
+
+/** `<tool_call>`, `<ns:tool_call>`, `</tool_call>`, `</ns:tool_call>`, ascending. */
+function findWrapperTags(lower: string): WrapperTag[] {
+	const tags: WrapperTag[] = [];
+	for (const at of allIndexesOf(lower, "tool_call>")) {
+		let j = at - 1;
+		if (lower.charCodeAt(j) === 58) {
+			const stop = Math.max(-1, j - 1 - MAX_NAMESPACE);
+			let k = j - 1;
+			while (k > stop && isIdentifierPart(lower.charCodeAt(k))) k--;
+			if (k === j - 1) continue;
+			j = k;
+		}
+		let closing = false;
+		if (lower.charCodeAt(j) === 47) {
+			closing = true;
+			j--;
+		}
+		if (lower.charCodeAt(j) !== 60) continue;
+		tags.push({ start: j, end: at + "tool_call>".length, closing });
+	}
+	return tags;
+}
+
+/** Shape 1: wrappers holding invoke elements; every call shares the wrapper range. */
+function parseWrapped(context: ScanContext, index: InvokeIndex): GrammarCandidate[] {
+	const { text } = context;
+	const wrappers = findWrapperTags(lowerTextOf(context));
+	const found: GrammarCandidate[] = [];
+	let k = 0;
+	let closer = 0;
+	while (k < wrappers.length) {
+		const opener = wrappers[k] as WrapperTag;
+		if (opener.closing) {
+			k++;
+			continue;
+		}
+		while (
+			closer < wrappers.length &&
+			((wrappers[closer] as WrapperTag).start < opener.end || !wrappers[closer]?.closing)
+		)
+			closer++;
+		const close = wrappers[closer];
+		if (!close) break;
+		if (!context.isInsideFence(opener.start)) {
+			for (const call of invokesBetween(text, index, opener.end, close.start)) {
+				found.push(candidate(call, opener.start, close.end));
+			}
+		}
+		k = closer + 1;
+	}
+	return found;
+}
+
+/** Shape 2: every invoke element on its own, ranged to the element. */
+function parseStandalone(context: ScanContext, index: InvokeIndex): GrammarCandidate[] {
+	const { text } = context;
+	const { tags } = index;
+	const found: GrammarCandidate[] = [];
+	let k = 0;
+	while (k < tags.length) {
+		const tag = tags[k] as MarkupTag;
+		if (tag.closing || tag.name !== "invoke") {
+			k++;
+			continue;
+		}
+		const close = index.closeInvoke[k + 1] ?? -1;
+		if (close === -1) break;
+		if (!context.isInsideFence(tag.start)) {
+			const call = readInvoke(text, index, k, close);
+			if (call) found.push(candidate(call, tag.start, (tags[close] as MarkupTag).end));
+		}
+		k = close + 1;
+	}
+	return found;
+}
+
+/**
+ * The start of the line holding `at` when only spaces and tabs precede `at`
+ * on it, else -1. Walks back over that run only, so repeated calls stay linear.
+ */
+function lineStartIfLeading(text: string, at: number): number {
+	let j = at - 1;
+	while (j >= 0) {
+		const c = text.charCodeAt(j);
+		if (c === 10) return j + 1;
+		if (!isWhitespace(c)) return -1;
+		j--;
+	}
+	return 0;
+}
+
+/** Reads `name="X">` (or `name='X'>`) at `at`; returns the name and the offset after `>`. */
+function readNameAttribute(text: string, at: number): { name: string; end: number } | undefined {
+	if (!text.startsWith("name", at)) return undefined;
+	let i = skipInlineSpace(text, at + 4);
+	if (text.charCodeAt(i) !== 61) return undefined;
+	i = skipInlineSpace(text, i + 1);
+	const quote = text.charCodeAt(i);
+	if (quote !== 34 && quote !== 39) return undefined;
+	const close = text.indexOf(String.fromCharCode(quote), i + 1);
+	if (close === -1) return undefined;
+	const newline = text.indexOf("\n", i + 1);
+	if (newline !== -1 && newline < close) return undefined;
+	const gt = skipInlineSpace(text, close + 1);
+	if (text.charCodeAt(gt) !== 62) return undefined;
+	return { name: text.slice(i + 1, close), end: gt + 1 };
+}
+
+/** Offsets of line-leading `/invoke>` or `invoke>` closers (end offsets), ascending. */
+function malformedClosers(text: string, lower: string): number[] {
+	const ends: number[] = [];
+	for (const at of allIndexesOf(lower, "invoke>")) {
+		let j = at - 1;
+		if (text.charCodeAt(j) === 47) j--;
+		while (j >= 0 && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j--;
+		if (j >= 0 && text.charCodeAt(j) === 10) ends.push(at + "invoke>".length);
+	}
+	return ends;
+}
+
+/** Parameters of a bracket-less invoke body: `parameter name="k">V parameter>`, V trimmed and coerced. */
+function malformedParameters(
+	text: string,
+	lower: string,
+	from: number,
+	to: number,
+): { args: Record<string, unknown>; raw: Record<string, string> } {
+	const args: Record<string, unknown> = {};
+	const raw: Record<string, string> = {};
+	let at = lower.indexOf("parameter", from);
+	while (at !== -1 && at < to) {
+		const attr = skipInlineSpace(text, at + "parameter".length);
+		const named = attr > at + "parameter".length ? readNameAttribute(text, attr) : undefined;
+		if (!named) {
+			at = lower.indexOf("parameter", at + 1);
+			continue;
+		}
+		const close = lower.indexOf("parameter>", named.end);
+		const valueEnd = close === -1 || close >= to ? to : close;
+		let value = text.slice(named.end, valueEnd);
+		if (value.endsWith("/")) value = value.slice(0, -1);
+		if (value.endsWith("<")) value = value.slice(0, -1);
+		value = value.trim();
+		args[named.name] = maybeParseJsonValue(value);
+		raw[named.name] = value;
+		if (close === -1 || close >= to) break;
+		at = lower.indexOf("parameter", close + "parameter>".length);
+	}
+	return { args, raw };
+}
+
+/** Shape 3: bracket-less invokes at a line start. */
+function parseMalformed(context: ScanContext): GrammarCandidate[] {
+	const { text } = context;
+	const lower = lowerTextOf(context);
+	const found: GrammarCandidate[] = [];
+	let closers: number[] | undefined;
+	let closerIndex = 0;
+	let pos = 0;
+	for (const at of allIndexesOf(lower, "invoke")) {
+		if (at < pos) continue;
+		const lineStart = lineStartIfLeading(text, at);
+		if (lineStart === -1) continue;
+		const afterWord = at + "invoke".length;
+		const attr = skipInlineSpace(text, afterWord);
+		if (attr === afterWord) continue;
+		const named = readNameAttribute(text, attr);
+		if (!named || named.name.trim() === "") continue;
+		closers ??= malformedClosers(text, lower);
+		while (closerIndex < closers.length && (closers[closerIndex] ?? 0) <= named.end) closerIndex++;
+		const closerEnd = closers[closerIndex];
+		const end = closerEnd ?? text.length;
+		const bodyEnd = closerEnd === undefined ? end : lower.lastIndexOf("invoke>", end - 1);
+		pos = end;
+		if (context.isInsideFence(lineStart)) continue;
+		const { args, raw } = malformedParameters(text, lower, named.end, bodyEnd);
+		const call: InvokeCall = { name: named.name.trim(), arguments: args, rawArguments: raw };
+		found.push(candidate(call, lineStart, end));
+	}
+	return found;
+}
+
+/** All three invoke shapes in collection order. */
+export function parseInvoke(context: ScanContext): GrammarCandidate[] {
+	const index = buildIndex(context);
+	return [...parseWrapped(context, index), ...parseStandalone(context, index), ...parseMalformed(context)];
+}

@@ -1,0 +1,138 @@
+/**
+ * `qwen`: Qwen3-Coder / Hermes function XML (extension-contract §2.10).
+ *
+ *   <tool_call>
+ *   <function=bash>
+ *   <parameter=command>git status --short</parameter>
+ *   </function>
+ *   </tool_call>
+ *
+ * This file reads `<function=NAME>…</function>` elements: inside a
+ * `<tool_call>`/`<tools>` wrapper (called by `tool-call-wrapper.ts`, which
+ * owns the wrapper and its JSON bodies) and bare, outside any wrapper
+ * (`parseQwen`, range = the element; a bare element inside a wrapper loses
+ * to the wrapper at selection).
+ *
+ * Linear: the offsets of `<function=`, `</function>`, `<parameter=` and
+ * `</parameter>` are collected once per text; every lookup is a binary search
+ * or a forward move over those lists.
+ */
+import { allIndexesOf, lowerTextOf, maybeParseJsonValue, readIdentifier, skipInlineSpace } from "../scan.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
+
+const FUNCTION_OPEN = "<function=";
+const FUNCTION_CLOSE = "</function>";
+const PARAMETER_OPEN = "<parameter=";
+const PARAMETER_CLOSE = "</parameter>";
+
+interface QwenIndex {
+	functionOpen: number[];
+	functionClose: number[];
+	parameterOpen: number[];
+	parameterClose: number[];
+}
+
+const indexCache = new WeakMap<ScanContext, QwenIndex>();
+
+function indexOf(context: ScanContext): QwenIndex {
+	let index = indexCache.get(context);
+	if (!index) {
+		const lower = lowerTextOf(context);
+		index = {
+			functionOpen: allIndexesOf(lower, FUNCTION_OPEN),
+			functionClose: allIndexesOf(lower, FUNCTION_CLOSE),
+			parameterOpen: allIndexesOf(lower, PARAMETER_OPEN),
+			parameterClose: allIndexesOf(lower, PARAMETER_CLOSE),
+		};
+		indexCache.set(context, index);
+	}
+	return index;
+}
+
+/** First value in the ascending `list` that is `>= offset`, or -1. */
+function firstAtOrAfter(list: readonly number[], offset: number): number {
+	let low = 0;
+	let high = list.length;
+	while (low < high) {
+		const mid = (low + high) >>> 1;
+		if ((list[mid] ?? 0) < offset) low = mid + 1;
+		else high = mid;
+	}
+	return list[low] ?? -1;
+}
+
+/** A qwen function element with its offsets. */
+export interface QwenFunction {
+	name: string;
+	arguments: Record<string, unknown>;
+	rawArguments: Record<string, string>;
+	start: number;
+	end: number;
+}
+
+/** Reads `<parameter=KEY>V</parameter>` pairs in `[from, to)`: KEY trimmed, V trimmed and loosely coerced. */
+function readParameters(
+	text: string,
+	index: QwenIndex,
+	from: number,
+	to: number,
+): { args: Record<string, unknown>; raw: Record<string, string> } {
+	const args: Record<string, unknown> = {};
+	const raw: Record<string, string> = {};
+	let at = firstAtOrAfter(index.parameterOpen, from);
+	while (at !== -1 && at < to) {
+		const keyStart = at + PARAMETER_OPEN.length;
+		const gt = text.indexOf(">", keyStart);
+		if (gt === -1 || gt >= to) break;
+		const close = firstAtOrAfter(index.parameterClose, gt + 1);
+		if (close === -1 || close + PARAMETER_CLOSE.length > to) break;
+		const key = text.slice(keyStart, gt).trim();
+		const value = text.slice(gt + 1, close).trim();
+		if (key !== "") {
+			args[key] = maybeParseJsonValue(value);
+			raw[key] = value;
+		}
+		at = firstAtOrAfter(index.parameterOpen, close + PARAMETER_CLOSE.length);
+	}
+	return { args, raw };
+}
+
+/** Every `<function=NAME>…</function>` element starting in `[from, to)` and closed by `to`. */
+export function qwenFunctionsIn(context: ScanContext, from: number, to: number): QwenFunction[] {
+	const { text } = context;
+	const index = indexOf(context);
+	const found: QwenFunction[] = [];
+	let at = firstAtOrAfter(index.functionOpen, from);
+	while (at !== -1 && at < to) {
+		const nameStart = skipInlineSpace(text, at + FUNCTION_OPEN.length, to);
+		const ident = readIdentifier(text, nameStart);
+		const gt = ident ? skipInlineSpace(text, ident.end, to) : -1;
+		if (!ident || text.charCodeAt(gt) !== 62) {
+			at = firstAtOrAfter(index.functionOpen, at + 1);
+			continue;
+		}
+		const close = firstAtOrAfter(index.functionClose, gt + 1);
+		const end = close + FUNCTION_CLOSE.length;
+		if (close === -1 || end > to) break;
+		const { args, raw } = readParameters(text, index, gt + 1, close);
+		found.push({ name: ident.name, arguments: args, rawArguments: raw, start: at, end });
+		at = firstAtOrAfter(index.functionOpen, end);
+	}
+	return found;
+}
+
+/** Builds a candidate from a qwen function with the given range. */
+export function qwenCandidate(fn: QwenFunction, start: number, end: number): GrammarCandidate {
+	const found: GrammarCandidate = { name: fn.name, arguments: fn.arguments, grammar: "qwen", start, end };
+	if (Object.keys(fn.rawArguments).length > 0) found.rawArguments = fn.rawArguments;
+	return found;
+}
+
+/** Bare function elements anywhere in the text, each ranged to itself. */
+export function parseQwen(context: ScanContext): GrammarCandidate[] {
+	const found: GrammarCandidate[] = [];
+	for (const fn of qwenFunctionsIn(context, 0, context.text.length)) {
+		if (!context.isInsideFence(fn.start)) found.push(qwenCandidate(fn, fn.start, fn.end));
+	}
+	return found;
+}

@@ -1,0 +1,96 @@
+/**
+ * The `<tool_call>…</tool_call>` / `<tools>…</tools>` wrapper scan shared by
+ * `qwen`, `glm` and `granite` (extension-contract §2.10). A wrapper runs from
+ * an opener to the first closer of the same tag name (lazy match); scanning
+ * resumes after it. Its body is read, in this order, as:
+ *
+ * 1. qwen `<function=NAME>` elements (grammar `qwen`);
+ * 2. a JSON call object or array, after trimming and unwrapping one markdown
+ *    fence: `<tools>` bodies are `qwen`; `<tool_call>` bodies are `granite`,
+ *    or `qwen` when granite is disabled;
+ * 3. a glm `NAME <arg_key>…` body (grammar `glm`).
+ *
+ * Every call of a wrapper shares the wrapper range; the fence check is at the
+ * opener. Linear: opener and closer offsets are collected once and walked
+ * with forward-only pointers; each body is read once.
+ */
+import { allIndexesOf, callsFromJsonText, lowerTextOf, unwrapMarkdownFence } from "../scan.ts";
+import type { GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
+import { glmCallIn } from "./glm.ts";
+import { qwenCandidate, qwenFunctionsIn } from "./qwen.ts";
+
+type WrapperKind = "tool_call" | "tools";
+
+interface Opener {
+	start: number;
+	end: number;
+	kind: WrapperKind;
+}
+
+function openersOf(lower: string): Opener[] {
+	const openers: Opener[] = [];
+	for (const kind of ["tool_call", "tools"] as const) {
+		const tag = `<${kind}>`;
+		for (const start of allIndexesOf(lower, tag)) openers.push({ start, end: start + tag.length, kind });
+	}
+	return openers.sort((a, b) => a.start - b.start);
+}
+
+/** The calls of a JSON body, labelled per the wrapper kind and the enabled families. */
+function jsonBodyCandidates(
+	context: ScanContext,
+	kind: WrapperKind,
+	body: string,
+	start: number,
+	end: number,
+): GrammarCandidate[] {
+	const granite = context.enabled.has("granite");
+	const grammar: GrammarName = kind === "tool_call" && granite ? "granite" : "qwen";
+	if (!context.enabled.has(grammar)) return [];
+	const calls = callsFromJsonText(unwrapMarkdownFence(body.trim()));
+	return calls.map((call) => ({ name: call.name, arguments: call.arguments, grammar, start, end }));
+}
+
+function bodyCandidates(context: ScanContext, opener: Opener, bodyEnd: number, end: number): GrammarCandidate[] {
+	const { text } = context;
+	const start = opener.start;
+	if (context.enabled.has("qwen")) {
+		const functions = qwenFunctionsIn(context, opener.end, bodyEnd);
+		if (functions.length > 0) return functions.map((fn) => qwenCandidate(fn, start, end));
+	}
+	const json = jsonBodyCandidates(context, opener.kind, text.slice(opener.end, bodyEnd), start, end);
+	if (json.length > 0) return json;
+	if (context.enabled.has("glm")) {
+		const glm = glmCallIn(text, lowerTextOf(context), opener.end, bodyEnd, start, end);
+		if (glm) return [glm];
+	}
+	return [];
+}
+
+/** Every wrapper's calls, in document order. */
+export function parseToolCallWrappers(context: ScanContext): GrammarCandidate[] {
+	const lower = lowerTextOf(context);
+	const openers = openersOf(lower);
+	if (openers.length === 0) return [];
+	const closers: Record<WrapperKind, number[]> = {
+		tool_call: allIndexesOf(lower, "</tool_call>"),
+		tools: allIndexesOf(lower, "</tools>"),
+	};
+	const pointer: Record<WrapperKind, number> = { tool_call: 0, tools: 0 };
+	const found: GrammarCandidate[] = [];
+	let pos = 0;
+	for (const opener of openers) {
+		if (opener.start < pos) continue;
+		const list = closers[opener.kind];
+		let p = pointer[opener.kind];
+		while (p < list.length && (list[p] ?? 0) < opener.end) p++;
+		pointer[opener.kind] = p;
+		const close = list[p];
+		if (close === undefined) continue;
+		const end = close + opener.kind.length + 3;
+		pos = end;
+		if (context.isInsideFence(opener.start)) continue;
+		found.push(...bodyCandidates(context, opener, close, end));
+	}
+	return found;
+}
