@@ -1,0 +1,302 @@
+/**
+ * Telemetry records: location and switches (extension-contract §5.1), the
+ * key order of each record type (§5.2), whole-line appends that survive two
+ * processes writing at once, rotation at a size limit, and errors that never
+ * reach the caller.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+	createTelemetryRecorder,
+	rotatedTelemetryPath,
+	TELEMETRY_ROTATE_BYTES,
+	telemetryPath,
+} from "../../src/extension/telemetry.ts";
+
+const TELEMETRY_MODULE = new URL("../../src/extension/telemetry.ts", import.meta.url).pathname;
+const FIXED = new Date("2026-07-20T09:14:03.120Z");
+
+let dir: string;
+let file: string;
+const savedEnv = { telemetry: process.env.PI_TOOL_REPAIR_TELEMETRY, agent: process.env.PI_CODING_AGENT_DIR };
+
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "repair-telemetry-"));
+	file = join(dir, "telemetry.jsonl");
+});
+
+afterEach(() => {
+	rmSync(dir, { recursive: true, force: true });
+	if (savedEnv.telemetry === undefined) delete process.env.PI_TOOL_REPAIR_TELEMETRY;
+	else process.env.PI_TOOL_REPAIR_TELEMETRY = savedEnv.telemetry;
+	if (savedEnv.agent === undefined) delete process.env.PI_CODING_AGENT_DIR;
+	else process.env.PI_CODING_AGENT_DIR = savedEnv.agent;
+});
+
+function lines(path: string): string[] {
+	return readFileSync(path, "utf8")
+		.split("\n")
+		.filter((line) => line !== "");
+}
+
+function recorderAt(path: string) {
+	return createTelemetryRecorder({ path: () => path, now: () => FIXED });
+}
+
+describe("location and switches (§5.1)", () => {
+	for (const value of ["off", "0", "false"]) {
+		it(`is disabled by PI_TOOL_REPAIR_TELEMETRY=${value} and touches no file`, () => {
+			process.env.PI_CODING_AGENT_DIR = dir;
+			process.env.PI_TOOL_REPAIR_TELEMETRY = value;
+			expect(telemetryPath()).toBeUndefined();
+			createTelemetryRecorder().grammarStripped({ model: "m", grammars: ["dsml"], profile: "adaptive" });
+			expect(existsSync(join(dir, "tool-repair"))).toBe(false);
+			expect(existsSync(value)).toBe(false);
+		});
+	}
+
+	it("treats switch words in another case as a file path", () => {
+		process.env.PI_TOOL_REPAIR_TELEMETRY = "OFF";
+		expect(telemetryPath()).toBe("OFF");
+	});
+
+	it("uses any other non-empty value as the path", () => {
+		process.env.PI_TOOL_REPAIR_TELEMETRY = file;
+		createTelemetryRecorder().toolObservation({ tool: "ls", model: "m", ruleId: "stripAnchorBleed", profile: "x" });
+		expect(lines(file)).toHaveLength(1);
+	});
+
+	it("keeps a relative path relative, so it resolves against the process cwd", () => {
+		process.env.PI_TOOL_REPAIR_TELEMETRY = "relative/telemetry.jsonl";
+		expect(telemetryPath()).toBe("relative/telemetry.jsonl");
+	});
+
+	for (const [name, value] of [
+		["unset", undefined],
+		["empty", ""],
+	] as const) {
+		it(`defaults to tool-repair/telemetry.jsonl under the agent dir when ${name}`, () => {
+			process.env.PI_CODING_AGENT_DIR = dir;
+			if (value === undefined) delete process.env.PI_TOOL_REPAIR_TELEMETRY;
+			else process.env.PI_TOOL_REPAIR_TELEMETRY = value;
+			expect(telemetryPath()).toBe(join(dir, "tool-repair", "telemetry.jsonl"));
+		});
+	}
+
+	it("reads the switch at every write", () => {
+		process.env.PI_TOOL_REPAIR_TELEMETRY = file;
+		const recorder = createTelemetryRecorder();
+		const event = { model: "m", grammars: ["qwen"], profile: "adaptive" };
+		recorder.grammarObserved(event);
+		process.env.PI_TOOL_REPAIR_TELEMETRY = "off";
+		recorder.grammarObserved(event);
+		process.env.PI_TOOL_REPAIR_TELEMETRY = file;
+		recorder.grammarObserved(event);
+		expect(lines(file)).toHaveLength(2);
+	});
+
+	it("creates the parent folders on the first write", () => {
+		const nested = join(dir, "a", "b", "telemetry.jsonl");
+		recorderAt(nested).grammarStripped({ model: "m", grammars: ["dsml"], profile: "adaptive" });
+		expect(lines(nested)).toHaveLength(1);
+	});
+
+	it("writes ts as UTC ISO with milliseconds", () => {
+		createTelemetryRecorder({ path: () => file }).grammarStripped({ model: "m", grammars: ["x"], profile: "a" });
+		expect(JSON.parse(lines(file)[0] ?? "{}").ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+	});
+});
+
+describe("record types and key order (§5.2)", () => {
+	it("A: a repair outcome with issues and fingerprint", () => {
+		recorderAt(file).toolOutcome({
+			tool: "write",
+			model: "qwen3-coder-plus",
+			outcome: "unrepairable",
+			rules: [],
+			issues: "/content|type|string",
+			fingerprint: "5be1a09c",
+			profile: "adaptive",
+			stages: [],
+		});
+		expect(lines(file)).toEqual([
+			'{"ts":"2026-07-20T09:14:03.120Z","tool":"write","model":"qwen3-coder-plus","outcome":"unrepairable","rules":[],"issues":"/content|type|string","fingerprint":"5be1a09c","profile":"adaptive","stages":[]}',
+		]);
+	});
+
+	it("A: issues, fingerprint and an unknown model are absent, not null", () => {
+		recorderAt(file).toolOutcome({
+			tool: "read",
+			model: undefined,
+			outcome: "repaired",
+			rules: ["preprocess.exact-alias"],
+			profile: "adaptive",
+			stages: ["preprocess"],
+		});
+		const record = JSON.parse(lines(file)[0] ?? "{}");
+		expect(Object.keys(record)).toEqual(["ts", "tool", "outcome", "rules", "profile", "stages"]);
+		expect(record).not.toHaveProperty("channel");
+	});
+
+	it("B: a tool-channel observation", () => {
+		recorderAt(file).toolObservation({
+			tool: "ls",
+			model: "kimi-k2-instruct",
+			ruleId: "stripAnchorBleed",
+			profile: "conservative",
+		});
+		expect(lines(file)).toEqual([
+			'{"ts":"2026-07-20T09:14:03.120Z","tool":"ls","model":"kimi-k2-instruct","outcome":"observed","rules":["stripAnchorBleed"],"channel":"tool","profile":"conservative","stages":["valid-value"],"observation":true}',
+		]);
+	});
+
+	it("C: a grammar recovery, without a channel", () => {
+		recorderAt(file).grammarRecovered({ tool: "read", model: "glm-4.6", grammar: "glm", profile: "recover" });
+		expect(lines(file)).toEqual([
+			'{"ts":"2026-07-20T09:14:03.120Z","tool":"read","model":"glm-4.6","outcome":"recovered","rules":["grammarRecovery:glm"],"grammar":"glm","profile":"recover","stages":["grammar"]}',
+		]);
+	});
+
+	it("D: a grammar strip on the message channel", () => {
+		recorderAt(file).grammarStripped({ model: "deepseek-v4-flash", grammars: ["dsml"], profile: "adaptive" });
+		expect(lines(file)).toEqual([
+			'{"ts":"2026-07-20T09:14:03.120Z","model":"deepseek-v4-flash","outcome":"stripped","rules":["grammarStrip"],"channel":"message","grammar":"dsml","profile":"adaptive","stages":["grammar"]}',
+		]);
+	});
+
+	it("E: a grammar observation joins the families with commas", () => {
+		recorderAt(file).grammarObserved({
+			model: "Qwen3-Coder-30B",
+			grammars: ["qwen", "granite"],
+			profile: "conservative",
+		});
+		expect(lines(file)).toEqual([
+			'{"ts":"2026-07-20T09:14:03.120Z","model":"Qwen3-Coder-30B","outcome":"observed","rules":["grammarObserve"],"channel":"message","grammar":"qwen,granite","profile":"conservative","stages":["grammar"],"observation":true}',
+		]);
+	});
+
+	it("copies the caller's arrays instead of keeping them", () => {
+		const rules = ["preprocess.exact-alias"];
+		const recorder = recorderAt(file);
+		recorder.toolOutcome({ tool: "read", model: "m", outcome: "repaired", rules, profile: "a", stages: [] });
+		rules.push("later");
+		expect(JSON.parse(lines(file)[0] ?? "{}").rules).toEqual(["preprocess.exact-alias"]);
+	});
+});
+
+describe("failures are swallowed", () => {
+	it("never throws when the target is a directory", () => {
+		mkdirSync(file);
+		const recorder = recorderAt(file);
+		expect(() => recorder.grammarStripped({ model: "m", grammars: ["dsml"], profile: "adaptive" })).not.toThrow();
+	});
+
+	it("never throws when a file stands where the folder should be", () => {
+		writeFileSync(join(dir, "blocker"), "x");
+		const recorder = recorderAt(join(dir, "blocker", "telemetry.jsonl"));
+		expect(() => recorder.grammarStripped({ model: "m", grammars: ["dsml"], profile: "adaptive" })).not.toThrow();
+		expect(readFileSync(join(dir, "blocker"), "utf8")).toBe("x");
+	});
+
+	it("never throws when the path resolver or the clock throws", () => {
+		const broken = createTelemetryRecorder({
+			path: () => {
+				throw new Error("boom");
+			},
+		});
+		expect(() => broken.grammarStripped({ model: "m", grammars: ["x"], profile: "a" })).not.toThrow();
+		const badClock = createTelemetryRecorder({ path: () => file, now: () => new Date(Number.NaN) });
+		expect(() => badClock.grammarStripped({ model: "m", grammars: ["x"], profile: "a" })).not.toThrow();
+	});
+});
+
+describe("rotation", () => {
+	async function settle(): Promise<void> {
+		// The size check and the rename run on the event loop after the append.
+		for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+
+	it("rotates at 10 MB by default", () => {
+		expect(TELEMETRY_ROTATE_BYTES).toBe(10 * 1024 * 1024);
+	});
+
+	it("moves a file past the limit to <file>.1 and starts a new one", async () => {
+		const recorder = createTelemetryRecorder({ path: () => file, rotateBytes: 4096 });
+		const event = { model: "m", grammars: ["dsml"], profile: "adaptive" };
+		for (let i = 0; i < 40; i++) recorder.grammarStripped(event);
+		await settle();
+		expect(existsSync(rotatedTelemetryPath(file))).toBe(true);
+		expect(statSync(rotatedTelemetryPath(file)).size).toBeGreaterThanOrEqual(4096);
+		recorder.grammarStripped(event);
+		expect(lines(file).length).toBeGreaterThanOrEqual(1);
+		expect(lines(file).length + lines(rotatedTelemetryPath(file)).length).toBe(41);
+	});
+
+	it("keeps only one previous file: a second rotation replaces it", async () => {
+		const recorder = createTelemetryRecorder({ path: () => file, rotateBytes: 2048 });
+		const first = { model: "first", grammars: ["dsml"], profile: "adaptive" };
+		const second = { model: "second", grammars: ["dsml"], profile: "adaptive" };
+		for (let i = 0; i < 30; i++) recorder.grammarStripped(first);
+		await settle();
+		for (let i = 0; i < 30; i++) recorder.grammarStripped(second);
+		await settle();
+		const previous = lines(rotatedTelemetryPath(file)).map((line) => JSON.parse(line).model);
+		expect(previous).toContain("second");
+		expect(existsSync(`${file}.2`)).toBe(false);
+	});
+
+	it("rotates a file left large by an earlier run on the first append", async () => {
+		writeFileSync(file, `${"x".repeat(5000)}\n`);
+		createTelemetryRecorder({ path: () => file, rotateBytes: 4096 }).grammarStripped({
+			model: "m",
+			grammars: ["dsml"],
+			profile: "adaptive",
+		});
+		await settle();
+		expect(existsSync(rotatedTelemetryPath(file))).toBe(true);
+	});
+});
+
+describe("two processes appending at once", () => {
+	it("lose no record and interleave no line", async () => {
+		const perChild = 4000;
+		const script = (name: string) => `
+			import { createTelemetryRecorder } from ${JSON.stringify(TELEMETRY_MODULE)};
+			const recorder = createTelemetryRecorder({ path: () => ${JSON.stringify(file)} });
+			// A long rule list makes each line several hundred bytes, well past a pipe's small-write size.
+			const rules = Array.from({ length: 40 }, (_, i) => "rule." + i);
+			const go = new Promise((resolve) => process.stdin.once("data", resolve));
+			process.stdout.write("ready\\n");
+			await go;
+			for (let i = 0; i < ${perChild}; i++) {
+				recorder.toolOutcome({ tool: ${JSON.stringify(name)}, model: "seq-" + i, outcome: "repaired", rules, profile: "adaptive", stages: ["preprocess"] });
+			}
+		`;
+		const children = ["alpha", "beta"].map((name) =>
+			spawn(process.execPath, ["--input-type=module", "-e", script(name)], { stdio: ["pipe", "pipe", "inherit"] }),
+		);
+		// Both children start writing at the same moment, once both are loaded.
+		await Promise.all(
+			children.map(
+				(child) =>
+					new Promise((resolve, reject) => {
+						child.stdout.once("data", resolve);
+						child.once("exit", (code) => reject(new Error(`writer exited early with ${code}`)));
+					}),
+			),
+		);
+		for (const child of children) child.stdin.end("go\n");
+		const codes = await Promise.all(children.map((child) => new Promise((resolve) => child.once("exit", resolve))));
+		expect(codes).toEqual([0, 0]);
+
+		const records = lines(file).map((line) => JSON.parse(line));
+		expect(records).toHaveLength(2 * perChild);
+		for (const name of ["alpha", "beta"]) {
+			const seqs = records.filter((record) => record.tool === name).map((record) => record.model);
+			expect(seqs).toEqual(Array.from({ length: perChild }, (_, i) => `seq-${i}`));
+		}
+	});
+});
