@@ -1,0 +1,273 @@
+/**
+ * The built-in tool tables (core-contract §5) driving the real pipeline with
+ * pi's own schemas: model gates, the grep exemption, engine repairs that the
+ * tables enable, and the flat edit fold (§8.3 48, §8.4–§8.6).
+ */
+import { describe, expect, it } from "vitest";
+import {
+	ANCHOR_BLEED_MODELS,
+	BUILTIN_TOOL_NAMES,
+	COMMAND_ALIASES,
+	CONTENT_ALIASES,
+	EDITS_ALIASES,
+	FIND_PATTERN_ALIASES,
+	GRAMMAR_TOKEN_MODELS,
+	GREP_PATTERN_ALIASES,
+	LS_PATH_ALIASES,
+	NEW_TEXT_ALIASES,
+	OLD_TEXT_ALIASES,
+	PATH_ALIASES,
+	PIPELINE_PREPROCESSORS,
+	REPAIR_CONFIGS,
+} from "../../src/core/builtin-tables.ts";
+import { check } from "../../src/core/validator.ts";
+import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
+import { builtin, facade, ruleIds } from "../support/pipeline-helpers.ts";
+
+describe("the tables", () => {
+	it("cover all eight built-ins, powershell sharing bash's tables", () => {
+		expect([...BUILTIN_TOOL_NAMES]).toEqual(["read", "bash", "edit", "write", "grep", "find", "ls", "powershell"]);
+		for (const tool of BUILTIN_TOOL_NAMES) {
+			expect(PIPELINE_PREPROCESSORS[tool].length).toBeGreaterThan(0);
+			expect(REPAIR_CONFIGS[tool]).toBeDefined();
+		}
+		expect(PIPELINE_PREPROCESSORS.powershell).toEqual(PIPELINE_PREPROCESSORS.bash);
+		expect(REPAIR_CONFIGS.powershell).toEqual(REPAIR_CONFIGS.bash);
+	});
+
+	it("hold the exact alias lists in priority order (§5.1)", () => {
+		expect(PATH_ALIASES).toHaveLength(11);
+		expect(PATH_ALIASES[0]).toBe("file_path");
+		expect(OLD_TEXT_ALIASES).toHaveLength(12);
+		expect(OLD_TEXT_ALIASES.at(-1)).toBe("search");
+		expect(NEW_TEXT_ALIASES).toHaveLength(12);
+		expect(NEW_TEXT_ALIASES.at(-1)).toBe("replace");
+		expect(COMMAND_ALIASES).toHaveLength(7);
+		expect(EDITS_ALIASES).toEqual(["changes", "replacements", "modifications", "operations"]);
+		expect(CONTENT_ALIASES).toHaveLength(10);
+		expect(GREP_PATTERN_ALIASES).toHaveLength(7);
+		expect(FIND_PATTERN_ALIASES).toHaveLength(8);
+		expect(FIND_PATTERN_ALIASES[0]).toBe("glob");
+		expect(LS_PATH_ALIASES).toHaveLength(16);
+		expect(LS_PATH_ALIASES.slice(5)).toEqual([...PATH_ALIASES]);
+	});
+
+	it("gate anchors to kimi-k2, minimax and glm, and tokens to glm (§5.2)", () => {
+		const gated = (list: readonly RegExp[], model: string) => list.some((re) => re.test(model));
+		for (const model of ["kimi-k2-instruct", "MiniMax-M2", "glm-4.6"])
+			expect(gated(ANCHOR_BLEED_MODELS, model)).toBe(true);
+		expect(gated(ANCHOR_BLEED_MODELS, "claude-opus-4-8")).toBe(false);
+		expect(gated(GRAMMAR_TOKEN_MODELS, "glm-4.6")).toBe(true);
+		expect(gated(GRAMMAR_TOKEN_MODELS, "kimi-k2-instruct")).toBe(false);
+	});
+
+	it("never configure anchor cleanup on grep's pattern, bash's command, write's content or edit texts", () => {
+		const anchorSelectors = (tool: (typeof BUILTIN_TOOL_NAMES)[number]) =>
+			PIPELINE_PREPROCESSORS[tool].filter((p) => p.kind === "anchor-bleed").map((p) => p.selector);
+		expect(anchorSelectors("grep")).toEqual(["/path"]);
+		expect(anchorSelectors("find")).toEqual(["/path", "/pattern"]);
+		expect(anchorSelectors("bash")).toEqual([]);
+		expect(anchorSelectors("write")).toEqual(["/path"]);
+		expect(anchorSelectors("edit")).toEqual(["/path"]);
+	});
+});
+
+describe("grammar-token cleanup on built-ins (§8.3 48, decisions §4.3)", () => {
+	it("leaves a whitespace-padded path untouched on glm: only tokens are removed", () => {
+		const input = { path: " /x " };
+		const result = builtin("read", input, { modelId: "glm-4.6" });
+		expect(result.outcome).toBe("valid");
+		expect(result.args).toBe(input);
+	});
+
+	it("keeps edit texts byte for byte, trailing newline included", () => {
+		const input = { path: "/a", edits: [{ oldText: " one\n", newText: "two \n" }] };
+		const result = builtin("edit", input, { modelId: "glm-4.6" });
+		expect(result.outcome).toBe("valid");
+		expect(result.args).toBe(input);
+	});
+});
+
+describe("model gates and the grep exemption (§8.4)", () => {
+	it("strips ^…$ from read's path on anchor families only (50)", () => {
+		for (const modelId of ["kimi-k2-instruct", "MiniMax-Text-01", "glm-4.6"]) {
+			const result = builtin("read", { path: "^/x$" }, { modelId });
+			expect(result.args).toEqual({ path: "/x" });
+			expect(ruleIds(result)).toEqual(["stripAnchorBleed"]);
+		}
+		const input = { path: "^/x$" };
+		expect(builtin("read", input, { modelId: "claude-opus-4-8" }).args).toBe(input);
+	});
+
+	it("cleans grep's path but never its regex pattern (51)", () => {
+		const result = builtin("grep", { pattern: "^import React", path: "^/src$" }, { modelId: "glm-4.6" });
+		expect(result.args).toEqual({ pattern: "^import React", path: "/src" });
+		expect(ruleIds(result)).toEqual(["stripAnchorBleed"]);
+	});
+
+	it("cleans find's glob pattern (52)", () => {
+		const result = builtin("find", { pattern: "^*.ts$" }, { modelId: "kimi-k2-instruct" });
+		expect(result.args).toEqual({ pattern: "*.ts" });
+	});
+
+	it("strips leaked grammar tokens on glm, observes them under conservative (53)", () => {
+		const input = { "<arg_key>pattern</arg_key>": "<arg_value>foo</arg_value>" };
+		const adaptive = builtin("grep", input, { modelId: "glm-4.6" });
+		expect(adaptive.outcome).toBe("repaired");
+		expect(adaptive.args).toEqual({ pattern: "foo" });
+		expect(ruleIds(adaptive)).toEqual(["stripGrammarTokenLeak"]);
+		const conservative = builtin("grep", input, { modelId: "glm-4.6", policy: "conservative" });
+		expect(conservative.outcome).toBe("unrepairable");
+		expect(conservative.args).toBe(input);
+		expect(conservative.observations.map((o) => o.ruleId)).toEqual(["stripGrammarTokenLeak"]);
+	});
+
+	it("does not touch grammar tokens on an anchor-only family (54)", () => {
+		const input = { path: "/x", note: "<arg_value>y</arg_value>" };
+		expect(builtin("read", input, { modelId: "kimi-k2-instruct" }).args).toBe(input);
+	});
+
+	it("never anchor-strips bash's command (55)", () => {
+		const input = { command: "^ls$" };
+		expect(builtin("bash", input, { modelId: "glm-4.6" }).args).toBe(input);
+	});
+
+	it("reports an alias rename and the anchor strip of the moved value, in that order (56)", () => {
+		const result = builtin("read", { file_path: "^/f$" }, { modelId: "glm-4.6" });
+		expect(result.args).toEqual({ path: "/f" });
+		expect(ruleIds(result)).toEqual(["preprocess.exact-alias", "stripAnchorBleed"]);
+	});
+});
+
+describe("engine repairs enabled by the tables (§8.5)", () => {
+	it("renames without a type guard, then converts (71)", () => {
+		const result = builtin("read", { file_path: 5 });
+		expect(result.outcome).toBe("repaired");
+		expect(result.args).toEqual({ path: "5" });
+		expect(ruleIds(result)).toEqual(["renameAliasedField"]);
+	});
+
+	it("wraps or parses root strings (72)", () => {
+		const wrapped = facade("bash", "echo hi");
+		expect(wrapped.args).toEqual({ command: "echo hi" });
+		expect(wrapped.rulesFired).toEqual(["wrapRootStringAsObject"]);
+		expect(wrapped.notes[0]).toContain('{command: "..."}');
+		const parsed = facade("bash", '{"command":"echo hi"}');
+		expect(parsed.args).toEqual({ command: "echo hi" });
+		expect(parsed.rulesFired).toEqual(["parseJsonStringifiedRootObject"]);
+		expect(builtin("read", "").args).toEqual({ path: "" });
+	});
+
+	it("wraps a root markdown-link path, then unwraps it (72, a link is not a list literal under decisions §4.9)", () => {
+		const result = builtin("read", "[notes.md](http://notes.md)");
+		expect(result.args).toEqual({ path: "notes.md" });
+		expect(ruleIds(result)).toEqual(["wrapRootStringAsObject", "unwrapMarkdownAutoLink"]);
+	});
+
+	it("unwraps an auto-linked path through the facade's pathFields (74)", () => {
+		const result = facade("read", { path: "/home/x/[notes.md](http://notes.md)" });
+		expect(result.outcome).toBe("repaired");
+		expect(result.args).toEqual({ path: "/home/x/notes.md" });
+		expect(result.rulesFired).toEqual(["unwrapMarkdownAutoLink"]);
+		expect(result.notes[0]).toContain("/home/x/[notes.md](http://notes.md)");
+		expect(result.notes[0]).toContain("/home/x/notes.md");
+	});
+
+	it("handles ls's optional path (75)", () => {
+		const empty = {};
+		expect(builtin("ls", empty).args).toBe(empty);
+		expect(builtin("ls", []).outcome).toBe("unrepairable");
+		expect(builtin("ls", null).outcome).toBe("unrepairable");
+		expect(builtin("ls", "/tmp").args).toEqual({ path: "/tmp" });
+		expect(ruleIds(builtin("ls", { directory: "/tmp" }))).toEqual(["preprocess.exact-alias"]);
+	});
+
+	it("does not alias grep's real glob field, but find's (76)", () => {
+		expect(builtin("grep", { glob: "*.ts" }).outcome).toBe("unrepairable");
+		expect(builtin("find", { glob: "*.ts" }).args).toEqual({ pattern: "*.ts" });
+	});
+
+	it("combines a preprocess alias with an engine drop (77)", () => {
+		const result = builtin("bash", { cmd: "ls", timeout: null });
+		expect(result.args).toEqual({ command: "ls" });
+		expect(result.changes.map((c) => [c.ruleId, c.stage])).toEqual([
+			["preprocess.exact-alias", "preprocess"],
+			["dropNullOrUndefinedField", "schema-repair"],
+		]);
+	});
+
+	it("fails closed on broken JSON for every root-string tool (decisions §4.9)", () => {
+		for (const tool of ["read", "bash", "grep", "find", "ls", "powershell"] as const) {
+			expect(builtin(tool, '{"a":').outcome).toBe("unrepairable");
+			expect(builtin(tool, "['a', 'b']").outcome).toBe("unrepairable");
+		}
+	});
+});
+
+describe("the flat edit fold (§8.6)", () => {
+	it("renames the path and folds old/new fields as preprocess changes (78)", () => {
+		const result = builtin("edit", { file_path: "/a", old_string: "x", new_string: "y" });
+		expect(result.args).toEqual({ path: "/a", edits: [{ oldText: "x", newText: "y" }] });
+		expect(result.changes.map((c) => [c.ruleId, c.stage])).toEqual([
+			["preprocess.exact-alias", "preprocess"],
+			["foldFlatEditFields", "preprocess"],
+		]);
+		const note = result.changes[1]?.note ?? "";
+		for (const token of ["old_string", "new_string", "edit"]) expect(note).toContain(token);
+		expect(facade("edit", { file_path: "/a", old_string: "x", new_string: "y" }).rulesFired).toEqual([
+			"foldFlatEditFields",
+			"renameAliasedField",
+		]);
+	});
+
+	it("folds aider-style search/replace the same way (79)", () => {
+		const result = builtin("edit", { file_path: "/a", search: "x", replace: "y" });
+		expect(result.args).toEqual({ path: "/a", edits: [{ oldText: "x", newText: "y" }] });
+	});
+
+	it("folds over an empty edits list but leaves flat keys beside a non-empty one (80)", () => {
+		expect(builtin("edit", { path: "/a", edits: [], oldText: "x", newText: "y" }).args).toEqual({
+			path: "/a",
+			edits: [{ oldText: "x", newText: "y" }],
+		});
+		const input = { path: "/a", edits: [{ oldText: "a", newText: "b" }], old_string: "x", new_string: "y" };
+		const result = builtin("edit", input);
+		expect(result.outcome).toBe("valid");
+		expect(result.args).toBe(input);
+	});
+
+	it("discards a stringified edits value when flat fields are present (81)", () => {
+		const result = builtin("edit", {
+			path: "/a",
+			edits: '[{"oldText":"q","newText":"r"}]',
+			old_str: "x",
+			new_str: "y",
+		});
+		expect(result.args).toEqual({ path: "/a", edits: [{ oldText: "x", newText: "y" }] });
+	});
+
+	it("removes every recognized old/new key and prefers oldText when it is a string (82)", () => {
+		const removed = builtin("edit", { path: "/a", old_string: "o", new_string: "n", to: 5, from: 7 });
+		expect(removed.args).toEqual({ path: "/a", edits: [{ oldText: "o", newText: "n" }] });
+		const ranked = builtin("edit", { path: "/a", oldText: 5, old_string: "o", newText: "n", new_string: "m" });
+		expect(ranked.args).toEqual({ path: "/a", edits: [{ oldText: "o", newText: "n" }] });
+	});
+
+	it("does not fold when only one side is present (83)", () => {
+		expect(builtin("edit", { path: "/a", old_string: "x" }).outcome).toBe("unrepairable");
+	});
+
+	it("moves an aliased edits list with its inner aliases, and renames then parses text (84)", () => {
+		const moved = builtin("edit", { path: "/a", changes: [{ old_string: "x", new_string: "y" }] });
+		expect(moved.args).toEqual({ path: "/a", edits: [{ oldText: "x", newText: "y" }] });
+		expect(ruleIds(moved)).toEqual(["preprocess.exact-alias", "preprocess.exact-alias", "preprocess.exact-alias"]);
+		const text = builtin("edit", { path: "/a", changes: '[{"oldText":"x","newText":"y"}]' });
+		expect(text.args).toEqual({ path: "/a", edits: [{ oldText: "x", newText: "y" }] });
+		expect(ruleIds(text)).toEqual(["renameAliasedField", "parseJsonStringifiedArray"]);
+	});
+
+	it("produces schema-valid edit arguments every time it folds", () => {
+		const result = builtin("edit", { filename: "/a", oldStr: "x", newStr: "y" });
+		expect(check(BUILTIN_SCHEMAS.edit, result.args)).toBe(true);
+	});
+});
