@@ -1,0 +1,100 @@
+/**
+ * Family `llama`: Meta Llama's `<|python_tag|>` calls and bare JSON calls
+ * (extension-contract §2.10).
+ *
+ * Recognises, after the marker `<|python_tag|>` (ASCII case-insensitive) and
+ * optional whitespace:
+ * - a JSON call object or array of calls
+ *   (`{"name": "read", "parameters": {…}}`); range = marker to the end of the
+ *   JSON value;
+ * - a pythonic call on that line (`ls(path="docs")`,
+ *   `brave_search.call(query="pi")`); range = marker to the closing paren, or
+ *   to the end of the line when only whitespace follows.
+ * A directly following `<|eom_id|>` or `<|eot_id|>` end token joins the range.
+ *
+ * The call must start right after the marker. (The original took the first
+ * `{` anywhere later in the text, which let a bare marker swallow unrelated
+ * prose up to some later JSON, and let `{…}` inside pythonic arguments hide
+ * the call.) A JSON value there that is not a call yields nothing.
+ *
+ * Bare JSON calls anywhere else are the shared scan of `mistral.ts`, labelled
+ * `llama`; selection promotes text that both families see only once.
+ *
+ * Linear: markers are found with `indexOf` on the ASCII-lowered text from a
+ * forward-only cursor; JSON and paren matching use the context's shared,
+ * budgeted `BracketMatcher`; the pythonic read is limited to one line.
+ */
+import {
+	bracketMatcherFor,
+	callsFromJson,
+	lineEndOf,
+	lowerTextOf,
+	pythonicCallAtLine,
+	skipInlineSpace,
+	skipWhitespace,
+	tryParseJson,
+} from "../scan.ts";
+import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import { parseBareJsonCalls } from "./mistral.ts";
+
+const MARKER = "<|python_tag|>";
+const END_TOKENS = ["<|eom_id|>", "<|eot_id|>"] as const;
+
+/** `end`, extended over inline spaces and one Llama end-of-message token when one follows. */
+function absorbEndToken(lower: string, end: number): number {
+	const at = skipInlineSpace(lower, end);
+	for (const token of END_TOKENS) if (lower.startsWith(token, at)) return at + token.length;
+	return end;
+}
+
+function parseTagAt(context: ScanContext, lower: string, at: number): { found: GrammarCandidate[]; resume: number } {
+	const text = context.text;
+	const matcher = bracketMatcherFor(context);
+	const afterMarker = at + MARKER.length;
+	const body = skipWhitespace(text, afterMarker);
+	const c = text.charCodeAt(body);
+	if (c === 123 || c === 91) {
+		const close = matcher.closeOf(c === 123 ? "{" : "[", body);
+		if (close === -1) return { found: [], resume: afterMarker };
+		const parsed = tryParseJson(text.slice(body, close));
+		const calls = parsed.ok ? callsFromJson(parsed.value) : [];
+		const end = absorbEndToken(lower, close);
+		const found = calls.map((call) => ({ ...call, grammar: "llama" as const, start: at, end }));
+		return { found, resume: close };
+	}
+	const lineEnd = lineEndOf(text, body);
+	const call = pythonicCallAtLine(text, body, lineEnd, matcher);
+	if (!call) return { found: [], resume: afterMarker };
+	let end = absorbEndToken(lower, call.end);
+	if (skipWhitespace(text, end, lineEnd) === lineEnd) end = lineEnd;
+	return {
+		found: [{ name: call.name, arguments: call.arguments, grammar: "llama", start: at, end }],
+		resume: end,
+	};
+}
+
+/** `<|python_tag|>` calls only (no bare JSON). */
+export function parsePythonTagCalls(context: ScanContext): GrammarCandidate[] {
+	const lower = lowerTextOf(context);
+	const out: GrammarCandidate[] = [];
+	let at = lower.indexOf(MARKER);
+	while (at !== -1) {
+		let resume = at + MARKER.length;
+		if (!context.isInsideFence(at)) {
+			const result = parseTagAt(context, lower, at);
+			out.push(...result.found);
+			resume = result.resume;
+		}
+		at = lower.indexOf(MARKER, resume);
+	}
+	return out;
+}
+
+/** Python-tag calls first, then bare JSON labelled `llama` (the §2.6 collection order). */
+export const parseLlama: FamilyParser = (context) => {
+	try {
+		return [...parsePythonTagCalls(context), ...parseBareJsonCalls(context, "llama")];
+	} catch {
+		return [];
+	}
+};

@@ -1,0 +1,173 @@
+/**
+ * Family `mistral`: Mistral's `[TOOL_CALLS]` sentinel forms and the bare-JSON
+ * call scan (extension-contract §2.10).
+ *
+ * Recognises
+ * - `[TOOL_CALLS] [{"name": …, "arguments": {…}}, …]`: one call per object of
+ *   the array; range = marker to the end of the array;
+ * - `[TOOL_CALLS] {"name": …}`: the same with a single object;
+ * - the V11 form `[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…}`, and the same without
+ *   `[CALL_ID]ID` as newer tokenizers print it; range = marker to the end of
+ *   the argument object;
+ * - bare JSON (exported as `parseBareJsonCalls`, reused by `llama` with its own
+ *   label): a `{` whose first key is `"name"`, `"function_name"` or
+ *   `"function"`, or a `[` whose first element is such an object.
+ *
+ * The marker is case-sensitive. The JSON after `[ARGS]` (or after the marker)
+ * must follow directly (whitespace allowed): a truncated call never borrows a
+ * JSON value from text further on.
+ *
+ * A bare JSON value that is balanced is consumed whole: call objects nested in
+ * it are not reported on their own (they would lose to it at selection anyway,
+ * and JSON that is not a call is data, not a leaked call).
+ *
+ * Linear: the marker and the bracket openers are found with `indexOf` from a
+ * cursor that only moves forward (the next `{` and `[` are remembered, so
+ * neither is searched for twice over the same stretch), and every bracket match
+ * goes through the context's shared, budgeted `BracketMatcher`.
+ */
+import {
+	type BracketKind,
+	bracketMatcherFor,
+	callFromJsonObject,
+	callsFromJson,
+	normalizeArgumentsObject,
+	readIdentifier,
+	skipWhitespace,
+	tryParseJson,
+} from "../scan.ts";
+import type { FamilyParser, GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
+
+const MARKER = "[TOOL_CALLS]";
+const CALL_ID = "[CALL_ID]";
+const ARGS = "[ARGS]";
+
+/** First keys that make a JSON object look like a call. */
+const CALL_KEYS = ['"name"', '"function_name"', '"function"'] as const;
+
+/** True when `text` at `at` is one of the call keys followed by optional whitespace and a colon. */
+function startsWithCallKey(text: string, at: number): boolean {
+	for (const key of CALL_KEYS) {
+		if (!text.startsWith(key, at)) continue;
+		const colon = skipWhitespace(text, at + key.length);
+		if (text.charCodeAt(colon) === 58) return true;
+	}
+	return false;
+}
+
+/** Kind of bare-JSON candidate opening at `at`, if any: `{"name": …` or `[{"name": …`. */
+function bareJsonKindAt(text: string, at: number): BracketKind | undefined {
+	const c = text.charCodeAt(at);
+	if (c === 123) return startsWithCallKey(text, skipWhitespace(text, at + 1)) ? "{" : undefined;
+	if (c === 91) {
+		const inner = skipWhitespace(text, at + 1);
+		if (text.charCodeAt(inner) !== 123) return undefined;
+		return startsWithCallKey(text, skipWhitespace(text, inner + 1)) ? "[" : undefined;
+	}
+	return undefined;
+}
+
+function candidatesFromJson(jsonText: string, grammar: GrammarName, start: number, end: number): GrammarCandidate[] {
+	const parsed = tryParseJson(jsonText);
+	if (!parsed.ok) return [];
+	return callsFromJson(parsed.value).map((call) => ({
+		name: call.name,
+		arguments: call.arguments,
+		grammar,
+		start,
+		end,
+	}));
+}
+
+/**
+ * Bare JSON call objects and arrays of call objects anywhere outside a fence,
+ * labelled `grammar` (`mistral` or `llama`).
+ */
+export function parseBareJsonCalls(context: ScanContext, grammar: GrammarName): GrammarCandidate[] {
+	const text = context.text;
+	const out: GrammarCandidate[] = [];
+	const matcher = bracketMatcherFor(context);
+	let nextBrace = -2;
+	let nextBracket = -2;
+	let cursor = 0;
+	while (cursor < text.length) {
+		if (nextBrace !== -1 && nextBrace < cursor) nextBrace = text.indexOf("{", cursor);
+		if (nextBracket !== -1 && nextBracket < cursor) nextBracket = text.indexOf("[", cursor);
+		const open = nextBrace === -1 ? nextBracket : nextBracket === -1 ? nextBrace : Math.min(nextBrace, nextBracket);
+		if (open === -1) break;
+		cursor = open + 1;
+		const kind = bareJsonKindAt(text, open);
+		if (kind === undefined || context.isInsideFence(open)) continue;
+		const end = matcher.closeOf(kind, open);
+		if (end === -1) continue;
+		out.push(...candidatesFromJson(text.slice(open, end), grammar, open, end));
+		cursor = end;
+	}
+	return out;
+}
+
+/** Candidates of one `[TOOL_CALLS]` marker at `at`, and where scanning resumes. */
+function parseMarkerAt(context: ScanContext, at: number): { found: GrammarCandidate[]; resume: number } {
+	const text = context.text;
+	const matcher = bracketMatcherFor(context);
+	const afterMarker = at + MARKER.length;
+	const miss = { found: [], resume: afterMarker };
+	const next = skipWhitespace(text, afterMarker);
+	const c = text.charCodeAt(next);
+	if (c === 91 || c === 123) {
+		const end = matcher.closeOf(c === 91 ? "[" : "{", next);
+		if (end === -1) return miss;
+		const parsed = tryParseJson(text.slice(next, end));
+		if (!parsed.ok) return { found: [], resume: end };
+		const calls = Array.isArray(parsed.value) ? callsFromJson(parsed.value) : [callFromJsonObject(parsed.value)];
+		const found: GrammarCandidate[] = [];
+		for (const call of calls) {
+			if (call) found.push({ name: call.name, arguments: call.arguments, grammar: "mistral", start: at, end });
+		}
+		return { found, resume: end };
+	}
+	const ident = readIdentifier(text, next);
+	if (!ident) return miss;
+	let argsAt = -1;
+	if (text.startsWith(ARGS, ident.end)) {
+		argsAt = ident.end + ARGS.length;
+	} else if (text.startsWith(CALL_ID, ident.end)) {
+		const bracket = text.indexOf("[", ident.end + CALL_ID.length);
+		if (bracket !== -1 && text.startsWith(ARGS, bracket)) argsAt = bracket + ARGS.length;
+	}
+	if (argsAt === -1) return miss;
+	const json = skipWhitespace(text, argsAt);
+	const jc = text.charCodeAt(json);
+	if (jc !== 123 && jc !== 91) return miss;
+	const end = matcher.closeOf(jc === 123 ? "{" : "[", json);
+	if (end === -1) return miss;
+	const parsed = tryParseJson(text.slice(json, end));
+	const args = (parsed.ok ? normalizeArgumentsObject(parsed.value) : undefined) ?? {};
+	return { found: [{ name: ident.name, arguments: args, grammar: "mistral", start: at, end }], resume: end };
+}
+
+/** `[TOOL_CALLS]` marker forms only (no bare JSON). */
+export function parseMistralMarkers(context: ScanContext): GrammarCandidate[] {
+	const text = context.text;
+	const out: GrammarCandidate[] = [];
+	let at = text.indexOf(MARKER);
+	while (at !== -1) {
+		let resume = at + MARKER.length;
+		if (!context.isInsideFence(at)) {
+			const result = parseMarkerAt(context, at);
+			out.push(...result.found);
+			resume = result.resume;
+		}
+		at = text.indexOf(MARKER, resume);
+	}
+	return out;
+}
+
+/** Marker forms first, then bare JSON labelled `mistral` (the §2.6 collection order). */
+export const parseMistral: FamilyParser = (context) => {
+	try {
+		return [...parseMistralMarkers(context), ...parseBareJsonCalls(context, "mistral")];
+	} catch {
+		return [];
+	}
+};
