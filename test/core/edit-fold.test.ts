@@ -46,7 +46,7 @@ describe("foldFlatEditFieldsPreprocessor (built-in edit form)", () => {
 		const input = deepFreeze({ path: "/a", search: "x", replace: "y", other: { big: "z" } });
 		const result = foldFlatEditFieldsPreprocessor(input);
 		expect(result?.value).toEqual({ path: "/a", other: { big: "z" }, edits: [{ oldText: "x", newText: "y" }] });
-		expect((result?.value as { other: unknown }).other).toBe(input.other);
+		expect((result?.value as { other: unknown } | undefined)?.other).toBe(input.other);
 		expect(result?.note).toContain("edit");
 		expect(result?.note).toContain("search");
 	});
