@@ -1,0 +1,16 @@
+/**
+ * `pi-repair-layer/grammar`: grammar-leak detection and recovery
+ * (core-contract §1.4, extension-contract §2.1). Pure: no pi imports, no I/O.
+ */
+export { GRAMMAR_RECOVERY_MODELS, modelLeaksGrammar } from "./models.ts";
+export { parseToolGrammarLeaks } from "./parse.ts";
+export { recoverGrammarLeaks } from "./recover.ts";
+export type {
+	GrammarName,
+	GrammarRecoveryMode,
+	GrammarRecoveryOptions,
+	GrammarRecoveryResult,
+	MinimalAssistantMessage,
+	RecoveredToolCall,
+} from "./types.ts";
+export { GRAMMAR_NAMES } from "./types.ts";

@@ -1,0 +1,160 @@
+/**
+ * Types recovered argument values from the tool's parameter schema
+ * (`GrammarRecoveryOptions.toolSchemas`, decisions §4.2).
+ *
+ * Grammar text carries no types: `<parameter=limit>5</parameter>` could be
+ * the number 5 or the text "5". Families coerce loosely (JSON when it looks
+ * like JSON) and keep the trimmed source text beside it (`rawArguments`).
+ * With the schema at hand the choice becomes safe:
+ *
+ * - a field that takes a string gets the source text back when the coerced
+ *   value is not one of its types (`"5"` stays `"5"`, `{"a":1}` stays text);
+ * - a string for a field that takes no string is converted only when the
+ *   text is exactly a value of a wanted type (a JSON number, `true`/`false`,
+ *   `null`, a JSON array or object); anything else is left for the repair
+ *   pipeline, which rejects what it cannot prove.
+ *
+ * Top-level fields only; plain JSON Schema and TypeBox schemas alike (TypeBox
+ * schemas are JSON Schema objects with extra symbol keys). Unknown schemas
+ * and unknown fields leave values as they are.
+ */
+import { isPlainObject, tryParseJson } from "./scan.ts";
+
+type JsonType = "string" | "number" | "integer" | "boolean" | "array" | "object" | "null";
+
+const JSON_TYPES: ReadonlySet<string> = new Set(["string", "number", "integer", "boolean", "array", "object", "null"]);
+const MAX_SCHEMA_DEPTH = 8;
+
+function typeOfConstant(value: unknown): JsonType | undefined {
+	if (value === null) return "null";
+	if (typeof value === "string") return "string";
+	if (typeof value === "number") return "number";
+	if (typeof value === "boolean") return "boolean";
+	if (Array.isArray(value)) return "array";
+	if (isPlainObject(value)) return "object";
+	return undefined;
+}
+
+/** The JSON types a schema admits (empty when it does not say). */
+export function schemaTypes(schema: unknown, depth = 0): Set<JsonType> {
+	const types = new Set<JsonType>();
+	if (!isPlainObject(schema) || depth > MAX_SCHEMA_DEPTH) return types;
+	const declared = schema.type;
+	if (typeof declared === "string" && JSON_TYPES.has(declared)) types.add(declared as JsonType);
+	if (Array.isArray(declared)) {
+		for (const t of declared) if (typeof t === "string" && JSON_TYPES.has(t)) types.add(t as JsonType);
+	}
+	for (const key of ["anyOf", "oneOf"] as const) {
+		const members = schema[key];
+		if (Array.isArray(members))
+			for (const member of members) for (const t of schemaTypes(member, depth + 1)) types.add(t);
+	}
+	if ("const" in schema) {
+		const t = typeOfConstant(schema.const);
+		if (t) types.add(t);
+	}
+	if (Array.isArray(schema.enum)) {
+		for (const value of schema.enum) {
+			const t = typeOfConstant(value);
+			if (t) types.add(t);
+		}
+	}
+	return types;
+}
+
+function valueHasType(value: unknown, types: ReadonlySet<JsonType>): boolean {
+	if (value === null) return types.has("null");
+	switch (typeof value) {
+		case "string":
+			return types.has("string");
+		case "boolean":
+			return types.has("boolean");
+		case "number":
+			return types.has("number") || (types.has("integer") && Number.isInteger(value));
+		case "object":
+			return Array.isArray(value) ? types.has("array") : types.has("object");
+		default:
+			return false;
+	}
+}
+
+/** A JSON number literal and nothing else (no `Infinity`, hex, spaces or `+`). */
+function isJsonNumberText(text: string): boolean {
+	let i = 0;
+	const n = text.length;
+	if (text.charCodeAt(i) === 45) i++;
+	if (i >= n) return false;
+	if (text.charCodeAt(i) === 48) i++;
+	else {
+		const digitsStart = i;
+		while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+		if (i === digitsStart) return false;
+	}
+	if (text.charCodeAt(i) === 46) {
+		i++;
+		const fracStart = i;
+		while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+		if (i === fracStart) return false;
+	}
+	if (text.charCodeAt(i) === 101 || text.charCodeAt(i) === 69) {
+		i++;
+		if (text.charCodeAt(i) === 43 || text.charCodeAt(i) === 45) i++;
+		const expStart = i;
+		while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+		if (i === expStart) return false;
+	}
+	return i === n;
+}
+
+/** The exact typed value that `text` spells for one of `types`, if any. */
+function valueFromText(text: string, types: ReadonlySet<JsonType>): { ok: true; value: unknown } | { ok: false } {
+	const trimmed = text.trim();
+	if ((types.has("number") || types.has("integer")) && isJsonNumberText(trimmed)) {
+		const value = Number(trimmed);
+		if (Number.isFinite(value) && valueHasType(value, types)) return { ok: true, value };
+	}
+	if (types.has("boolean") && (trimmed === "true" || trimmed === "false"))
+		return { ok: true, value: trimmed === "true" };
+	if (types.has("null") && trimmed === "null") return { ok: true, value: null };
+	const first = trimmed.charCodeAt(0);
+	if ((types.has("array") && first === 91) || (types.has("object") && first === 123)) {
+		const parsed = tryParseJson(trimmed);
+		if (parsed.ok && valueHasType(parsed.value, types)) return parsed;
+	}
+	return { ok: false };
+}
+
+/** The properties map of an object schema, if it has one. */
+function propertiesOf(schema: unknown): Record<string, unknown> | undefined {
+	if (!isPlainObject(schema)) return undefined;
+	return isPlainObject(schema.properties) ? schema.properties : undefined;
+}
+
+/**
+ * A copy of `args` with top-level values typed from `schema`. `raw` holds the
+ * trimmed source text of values the parser coerced. Never mutates its inputs.
+ */
+export function typeArgumentsFromSchema(
+	args: Record<string, unknown>,
+	schema: unknown,
+	raw?: Readonly<Record<string, string>>,
+): Record<string, unknown> {
+	const properties = propertiesOf(schema);
+	if (!properties) return args;
+	const typed: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(args)) {
+		typed[key] = typeOneValue(value, properties[key], raw?.[key]);
+	}
+	return typed;
+}
+
+function typeOneValue(value: unknown, schema: unknown, source: string | undefined): unknown {
+	const types = schemaTypes(schema);
+	if (types.size === 0 || valueHasType(value, types)) return value;
+	if (types.has("string") && source !== undefined) return source;
+	if (typeof value === "string") {
+		const converted = valueFromText(value, types);
+		if (converted.ok) return converted.value;
+	}
+	return value;
+}
