@@ -1,0 +1,269 @@
+/**
+ * `/repair-stats` aggregation (extension-contract §5.4): streams the rotated
+ * telemetry file (`<file>.1`) and then the current one, line by line, and
+ * tallies outcomes per tool and per model, grammar families of the message
+ * channel, and rule IDs. Memory stays flat in the file size: only one chunk
+ * and one partial line are held at a time. Blank, broken, overlong or
+ * non-object lines are skipped and counted, never fatal.
+ *
+ * Optional filters: `--since <duration|date>` and `--model <substring>`.
+ */
+import { createReadStream } from "node:fs";
+import { rotatedTelemetryPath } from "./telemetry.ts";
+
+export interface OutcomeCounts {
+	repaired: number;
+	recovered: number;
+	unrepairable: number;
+}
+
+export interface TelemetryStats {
+	/** Records counted (after filters). */
+	total: number;
+	/** Records of the tool channel (no channel, or `"tool"`). */
+	toolEvents: number;
+	/** Records of the message channel (grammar strip-only and observe events). */
+	messageEvents: number;
+	/** Lines that were not a JSON object, or were too long to be a record. */
+	skippedLines: number;
+	/** Rows in first-seen order; sorting is the report's job. */
+	byTool: Map<string, OutcomeCounts>;
+	byModel: Map<string, OutcomeCounts>;
+	grammars: Map<string, number>;
+	rules: Map<string, number>;
+}
+
+export interface StatsFilters {
+	/** Only records whose `ts` is at or after this instant (epoch ms). */
+	sinceMs?: number;
+	/** Only records whose model id contains this text (case-insensitive). */
+	model?: string;
+}
+
+/** A record line is a few hundred bytes; anything past this is not one of ours. */
+export const MAX_RECORD_LINE_BYTES = 1024 * 1024;
+const READ_CHUNK_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
+
+export function emptyStats(): TelemetryStats {
+	return {
+		total: 0,
+		toolEvents: 0,
+		messageEvents: 0,
+		skippedLines: 0,
+		byTool: new Map(),
+		byModel: new Map(),
+		grammars: new Map(),
+		rules: new Map(),
+	};
+}
+
+/** Folds record lines into one `TelemetryStats`; feed it lines, then read `stats`. */
+export class StatsAccumulator {
+	readonly stats: TelemetryStats = emptyStats();
+	private readonly sinceMs: number | undefined;
+	private readonly model: string | undefined;
+
+	constructor(filters: StatsFilters = {}) {
+		this.sinceMs = filters.sinceMs;
+		this.model = filters.model?.toLowerCase();
+	}
+
+	addLine(line: string): void {
+		if (isBlank(line)) return;
+		let record: unknown;
+		try {
+			record = JSON.parse(line);
+		} catch {
+			this.stats.skippedLines++;
+			return;
+		}
+		if (typeof record !== "object" || record === null || Array.isArray(record)) {
+			this.stats.skippedLines++;
+			return;
+		}
+		this.addRecord(record as Record<string, unknown>);
+	}
+
+	/** Counts a line that was dropped before parsing (too long). */
+	skip(): void {
+		this.stats.skippedLines++;
+	}
+
+	addRecord(record: Record<string, unknown>): void {
+		if (!this.passes(record)) return;
+		const stats = this.stats;
+		stats.total++;
+		if (record.channel === "message") {
+			stats.messageEvents++;
+			const families = typeof record.grammar === "string" ? record.grammar : "unknown";
+			for (const family of families.split(",")) increment(stats.grammars, family);
+		} else {
+			stats.toolEvents++;
+			const toolRow = row(stats.byTool, nameOr(record.tool));
+			const modelRow = row(stats.byModel, nameOr(record.model));
+			const outcome = record.outcome;
+			if (outcome === "repaired" || outcome === "recovered" || outcome === "unrepairable") {
+				toolRow[outcome]++;
+				modelRow[outcome]++;
+			}
+		}
+		if (Array.isArray(record.rules)) {
+			for (const rule of record.rules) if (typeof rule === "string") increment(stats.rules, rule);
+		}
+	}
+
+	private passes(record: Record<string, unknown>): boolean {
+		if (this.sinceMs !== undefined) {
+			const at = typeof record.ts === "string" ? Date.parse(record.ts) : Number.NaN;
+			if (!(at >= this.sinceMs)) return false;
+		}
+		if (this.model !== undefined && !nameOr(record.model).toLowerCase().includes(this.model)) return false;
+		return true;
+	}
+}
+
+/**
+ * Aggregates the given files in order; a missing or unreadable file adds
+ * nothing. Returns `undefined` only when none of them could be opened.
+ */
+export async function aggregateTelemetryFiles(
+	paths: readonly string[],
+	filters: StatsFilters = {},
+): Promise<TelemetryStats | undefined> {
+	const accumulator = new StatsAccumulator(filters);
+	let opened = 0;
+	for (const path of paths) {
+		if (await streamLines(path, accumulator)) opened++;
+	}
+	return opened > 0 ? accumulator.stats : undefined;
+}
+
+/** The previous (rotated) file first, so records come oldest first. */
+export function telemetryFilesToRead(path: string): string[] {
+	return [rotatedTelemetryPath(path), path];
+}
+
+/** Splits on newline bytes (safe in UTF-8) and decodes one line at a time. */
+async function streamLines(path: string, accumulator: StatsAccumulator): Promise<boolean> {
+	const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+	let partial: Buffer[] = [];
+	let partialBytes = 0;
+	let overlong = false;
+	try {
+		for await (const chunk of stream as AsyncIterable<Buffer>) {
+			let start = 0;
+			for (let end = chunk.indexOf(NEWLINE, start); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+				if (overlong) {
+					accumulator.skip();
+					overlong = false;
+				} else if (partialBytes + end - start > MAX_RECORD_LINE_BYTES) {
+					accumulator.skip();
+				} else if (partialBytes > 0) {
+					partial.push(chunk.subarray(start, end));
+					accumulator.addLine(Buffer.concat(partial).toString("utf8"));
+				} else {
+					accumulator.addLine(chunk.toString("utf8", start, end));
+				}
+				partial = [];
+				partialBytes = 0;
+				start = end + 1;
+			}
+			if (start < chunk.length && !overlong) {
+				partialBytes += chunk.length - start;
+				if (partialBytes > MAX_RECORD_LINE_BYTES) {
+					// Drop what was kept and ignore the rest of this line.
+					overlong = true;
+					partial = [];
+					partialBytes = 0;
+				} else {
+					// Copy: the stream may reuse its buffer.
+					partial.push(Buffer.from(chunk.subarray(start)));
+				}
+			}
+		}
+	} catch {
+		return false;
+	}
+	if (overlong) accumulator.skip();
+	else if (partialBytes > 0) accumulator.addLine(Buffer.concat(partial).toString("utf8"));
+	return true;
+}
+
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+	s: 1000,
+	m: 60_000,
+	h: 3_600_000,
+	d: 86_400_000,
+	w: 604_800_000,
+};
+
+export const STATS_USAGE = "/repair-stats [--since <30m|12h|7d|2w|YYYY-MM-DD|ISO time>] [--model <text>]";
+
+export type ParsedStatsArgs = { filters: StatsFilters; description: string[] } | { error: string };
+
+/** Parses the command's argument text; `now` is the reference for durations. */
+export function parseStatsArgs(args: string, now: number): ParsedStatsArgs {
+	const tokens = args.trim() === "" ? [] : args.trim().split(/\s+/);
+	const filters: StatsFilters = {};
+	const description: string[] = [];
+	for (let i = 0; i < tokens.length; i++) {
+		const token = tokens[i] ?? "";
+		const [flag, inline] = token.includes("=")
+			? [token.slice(0, token.indexOf("=")), token.slice(token.indexOf("=") + 1)]
+			: [token, undefined];
+		if (flag !== "--since" && flag !== "--model")
+			return { error: `Unknown argument "${token}". Usage: ${STATS_USAGE}` };
+		const value = inline ?? tokens[++i];
+		if (value === undefined || value === "") return { error: `${flag} needs a value. Usage: ${STATS_USAGE}` };
+		if (flag === "--model") {
+			filters.model = value;
+			description.push(`model contains "${value}"`);
+			continue;
+		}
+		const sinceMs = parseSince(value, now);
+		if (sinceMs === undefined) {
+			return { error: `--since takes a duration such as 30m, 12h, 7d or 2w, or a date; got "${value}".` };
+		}
+		filters.sinceMs = sinceMs;
+		description.push(`since ${new Date(sinceMs).toISOString()}`);
+	}
+	return { filters, description };
+}
+
+export function parseSince(value: string, now: number): number | undefined {
+	const duration = /^(\d+(?:\.\d+)?)([smhdw])$/.exec(value);
+	if (duration) {
+		const unit = DURATION_UNITS_MS[duration[2] ?? ""] ?? 0;
+		return now - Number(duration[1]) * unit;
+	}
+	// Only calendar-looking text counts as a date, so a typo like "7x" is an error, not year 7.
+	if (!/^\d{4}-\d{2}-\d{2}/.test(value)) return undefined;
+	const at = Date.parse(value);
+	return Number.isNaN(at) ? undefined : at;
+}
+
+function isBlank(line: string): boolean {
+	for (let i = 0; i < line.length; i++) {
+		const code = line.charCodeAt(i);
+		if (code !== 0x20 && code !== 0x09 && code !== 0x0d) return false;
+	}
+	return true;
+}
+
+function nameOr(value: unknown): string {
+	return typeof value === "string" && value !== "" ? value : "unknown";
+}
+
+function row(rows: Map<string, OutcomeCounts>, key: string): OutcomeCounts {
+	let counts = rows.get(key);
+	if (!counts) {
+		counts = { repaired: 0, recovered: 0, unrepairable: 0 };
+		rows.set(key, counts);
+	}
+	return counts;
+}
+
+function increment(counts: Map<string, number>, key: string): void {
+	counts.set(key, (counts.get(key) ?? 0) + 1);
+}

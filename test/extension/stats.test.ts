@@ -1,0 +1,267 @@
+/**
+ * `/repair-stats` aggregation (extension-contract §5.4, §9.10 67–68): what
+ * each record counts toward, the rotated file read first, bad lines skipped,
+ * the `--since` / `--model` filters, and a streaming read that copes with
+ * lines split across chunks and lines too long to be records.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+	aggregateTelemetryFiles,
+	MAX_RECORD_LINE_BYTES,
+	parseSince,
+	parseStatsArgs,
+	StatsAccumulator,
+	telemetryFilesToRead,
+} from "../../src/extension/stats.ts";
+import { createTelemetryRecorder } from "../../src/extension/telemetry.ts";
+
+let dir: string;
+let file: string;
+
+beforeEach(() => {
+	dir = mkdtempSync(join(tmpdir(), "repair-stats-"));
+	file = join(dir, "telemetry.jsonl");
+});
+
+afterEach(() => {
+	rmSync(dir, { recursive: true, force: true });
+});
+
+/** The contract's example: a read alias repair, an unrepairable write, a GLM recovery, a DSML strip, a qwen observation. */
+function writeContractExample(path: string): void {
+	const recorder = createTelemetryRecorder({ path: () => path });
+	recorder.toolOutcome({
+		tool: "read",
+		model: "glm-4.6",
+		outcome: "repaired",
+		rules: ["preprocess.exact-alias"],
+		profile: "adaptive",
+		stages: ["preprocess"],
+	});
+	recorder.toolOutcome({
+		tool: "write",
+		model: "glm-4.6",
+		outcome: "unrepairable",
+		rules: [],
+		issues: "/content|type|string",
+		fingerprint: "5be1a09c",
+		profile: "adaptive",
+		stages: [],
+	});
+	recorder.grammarRecovered({ tool: "read", model: "glm-4.6", grammar: "glm", profile: "recover" });
+	recorder.grammarStripped({ model: "glm-4.6", grammars: ["dsml"], profile: "adaptive" });
+	recorder.grammarObserved({ model: "glm-4.6", grammars: ["qwen"], profile: "adaptive" });
+}
+
+describe("what each record counts toward", () => {
+	it("tallies the contract example", async () => {
+		writeContractExample(file);
+		const stats = await aggregateTelemetryFiles([file]);
+		expect(stats).toBeDefined();
+		expect(stats?.total).toBe(5);
+		expect(stats?.toolEvents).toBe(3);
+		expect(stats?.messageEvents).toBe(2);
+		expect([...(stats?.byTool ?? [])]).toEqual([
+			["read", { repaired: 1, recovered: 1, unrepairable: 0 }],
+			["write", { repaired: 0, recovered: 0, unrepairable: 1 }],
+		]);
+		expect([...(stats?.byModel ?? [])]).toEqual([["glm-4.6", { repaired: 1, recovered: 1, unrepairable: 1 }]]);
+		expect([...(stats?.grammars ?? [])]).toEqual([
+			["dsml", 1],
+			["qwen", 1],
+		]);
+		expect([...(stats?.rules ?? [])]).toEqual([
+			["preprocess.exact-alias", 1],
+			["grammarRecovery:glm", 1],
+			["grammarStrip", 1],
+			["grammarObserve", 1],
+		]);
+	});
+
+	it("counts each family of a comma-joined grammar field", () => {
+		const acc = new StatsAccumulator();
+		acc.addLine('{"outcome":"observed","rules":["grammarObserve"],"channel":"message","grammar":"qwen,granite"}');
+		expect([...acc.stats.grammars]).toEqual([
+			["qwen", 1],
+			["granite", 1],
+		]);
+	});
+
+	it("counts a message record without a grammar as the unknown family", () => {
+		const acc = new StatsAccumulator();
+		acc.addLine('{"outcome":"stripped","rules":["grammarStrip"],"channel":"message"}');
+		expect([...acc.stats.grammars]).toEqual([["unknown", 1]]);
+	});
+
+	it("shows a tool-channel observation as an all-zero row whose rule still counts (§9.10 68)", () => {
+		const acc = new StatsAccumulator();
+		acc.addLine(
+			'{"tool":"ls","model":"kimi","outcome":"observed","rules":["stripAnchorBleed"],"channel":"tool","observation":true}',
+		);
+		expect(acc.stats.toolEvents).toBe(1);
+		expect([...acc.stats.byTool]).toEqual([["ls", { repaired: 0, recovered: 0, unrepairable: 0 }]]);
+		expect([...acc.stats.rules]).toEqual([["stripAnchorBleed", 1]]);
+	});
+
+	it("files records without tool or model under unknown", () => {
+		const acc = new StatsAccumulator();
+		acc.addLine('{"outcome":"repaired","rules":[]}');
+		expect([...acc.stats.byTool.keys()]).toEqual(["unknown"]);
+		expect([...acc.stats.byModel.keys()]).toEqual(["unknown"]);
+	});
+
+	it("survives records whose rules are missing or hold non-strings", () => {
+		const acc = new StatsAccumulator();
+		acc.addLine('{"tool":"read","outcome":"repaired"}');
+		acc.addLine('{"tool":"read","outcome":"repaired","rules":["a",3,null,"a"]}');
+		expect(acc.stats.total).toBe(2);
+		expect([...acc.stats.rules]).toEqual([["a", 2]]);
+	});
+});
+
+describe("bad lines are skipped, never fatal", () => {
+	it("skips broken JSON, non-objects and blank lines, and counts the bad ones", async () => {
+		writeFileSync(
+			file,
+			[
+				'{"tool":"read","outcome":"repaired","rules":["r"]}',
+				"",
+				"   ",
+				'{"tool":"read","outc',
+				"null",
+				"[1,2]",
+				'"text"',
+				"42",
+				"not json at all",
+				'{"tool":"bash","outcome":"unrepairable","rules":[]}',
+				"",
+			].join("\n"),
+		);
+		const stats = await aggregateTelemetryFiles([file]);
+		expect(stats?.total).toBe(2);
+		expect(stats?.skippedLines).toBe(6);
+	});
+
+	it("reads a last line that has no newline", async () => {
+		writeFileSync(
+			file,
+			'{"tool":"read","outcome":"repaired","rules":[]}\n{"tool":"ls","outcome":"repaired","rules":[]}',
+		);
+		expect((await aggregateTelemetryFiles([file]))?.total).toBe(2);
+	});
+
+	it("handles CRLF line ends", async () => {
+		writeFileSync(file, '{"tool":"read","outcome":"repaired","rules":[]}\r\n\r\n');
+		const stats = await aggregateTelemetryFiles([file]);
+		expect(stats?.total).toBe(1);
+		expect(stats?.skippedLines).toBe(0);
+	});
+
+	it("skips a line too long to be a record without holding it, and keeps reading", async () => {
+		const huge = `{"tool":"${"x".repeat(MAX_RECORD_LINE_BYTES + 10)}","outcome":"repaired","rules":[]}`;
+		writeFileSync(
+			file,
+			`${huge}\n{"tool":"read","outcome":"repaired","rules":[]}\n${huge}\n{"tool":"ls","outcome":"repaired","rules":[]}\n${huge}`,
+		);
+		const stats = await aggregateTelemetryFiles([file]);
+		expect([...(stats?.byTool.keys() ?? [])]).toEqual(["read", "ls"]);
+		expect(stats?.skippedLines).toBe(3);
+	});
+
+	it("decodes multi-byte characters split across read chunks", async () => {
+		// 1 MiB chunks: place a multi-byte model name across the boundary.
+		const pad = `{"pad":"${"p".repeat(1024 * 1024 - 20)}"}\n`;
+		writeFileSync(file, `${pad}{"tool":"read","model":"模型-ü-✓","outcome":"repaired","rules":[]}\n`);
+		const stats = await aggregateTelemetryFiles([file]);
+		expect([...(stats?.byModel.keys() ?? [])]).toContain("模型-ü-✓");
+	});
+
+	it("returns undefined when no file exists", async () => {
+		expect(await aggregateTelemetryFiles(telemetryFilesToRead(file))).toBeUndefined();
+	});
+
+	it("treats a directory where the file should be as no file", async () => {
+		expect(await aggregateTelemetryFiles([dir])).toBeUndefined();
+	});
+});
+
+describe("rotated file", () => {
+	it("reads <file>.1 before <file>", async () => {
+		writeFileSync(`${file}.1`, '{"tool":"old","outcome":"repaired","rules":[]}\n');
+		writeFileSync(file, '{"tool":"new","outcome":"repaired","rules":[]}\n');
+		expect(telemetryFilesToRead(file)).toEqual([`${file}.1`, file]);
+		const stats = await aggregateTelemetryFiles(telemetryFilesToRead(file));
+		expect([...(stats?.byTool.keys() ?? [])]).toEqual(["old", "new"]);
+	});
+
+	it("reads <file>.1 alone when the current file is gone", async () => {
+		writeFileSync(`${file}.1`, '{"tool":"old","outcome":"repaired","rules":[]}\n');
+		expect((await aggregateTelemetryFiles(telemetryFilesToRead(file)))?.total).toBe(1);
+	});
+});
+
+describe("filters", () => {
+	const now = Date.parse("2026-07-20T12:00:00.000Z");
+
+	it("--since keeps records at or after the instant and drops records without a usable ts", () => {
+		const parsed = parseStatsArgs("--since 2h", now);
+		if ("error" in parsed) throw new Error(parsed.error);
+		const acc = new StatsAccumulator(parsed.filters);
+		acc.addLine('{"ts":"2026-07-20T09:59:59.999Z","tool":"early","outcome":"repaired","rules":[]}');
+		acc.addLine('{"ts":"2026-07-20T10:00:00.000Z","tool":"edge","outcome":"repaired","rules":[]}');
+		acc.addLine('{"ts":"2026-07-20T11:30:00.000Z","tool":"late","outcome":"repaired","rules":[]}');
+		acc.addLine('{"tool":"nots","outcome":"repaired","rules":[]}');
+		acc.addLine('{"ts":"yesterday","tool":"badts","outcome":"repaired","rules":[]}');
+		expect([...acc.stats.byTool.keys()]).toEqual(["edge", "late"]);
+	});
+
+	it("--model matches a case-insensitive substring of the model id", () => {
+		const parsed = parseStatsArgs("--model GLM", now);
+		if ("error" in parsed) throw new Error(parsed.error);
+		const acc = new StatsAccumulator(parsed.filters);
+		acc.addLine('{"model":"glm-4.6","tool":"a","outcome":"repaired","rules":[]}');
+		acc.addLine('{"model":"qwen3","tool":"b","outcome":"repaired","rules":[]}');
+		acc.addLine('{"tool":"c","outcome":"repaired","rules":[]}');
+		expect([...acc.stats.byTool.keys()]).toEqual(["a"]);
+	});
+
+	it("combines both filters", () => {
+		const parsed = parseStatsArgs("--model=qwen --since=2026-07-20", now);
+		expect(parsed).toEqual({
+			filters: { model: "qwen", sinceMs: Date.parse("2026-07-20") },
+			description: ['model contains "qwen"', "since 2026-07-20T00:00:00.000Z"],
+		});
+	});
+
+	it("accepts every duration unit", () => {
+		expect(parseSince("90s", now)).toBe(now - 90_000);
+		expect(parseSince("30m", now)).toBe(now - 1_800_000);
+		expect(parseSince("1.5h", now)).toBe(now - 5_400_000);
+		expect(parseSince("7d", now)).toBe(now - 7 * 86_400_000);
+		expect(parseSince("2w", now)).toBe(now - 14 * 86_400_000);
+	});
+
+	it("accepts an ISO date-time", () => {
+		expect(parseSince("2026-07-20T10:00:00Z", now)).toBe(Date.parse("2026-07-20T10:00:00Z"));
+	});
+
+	for (const bad of ["7x", "yesterday", "7", "2026-13-45", "-3d"]) {
+		it(`rejects --since ${bad} with a message naming the accepted forms`, () => {
+			const parsed = parseStatsArgs(`--since ${bad}`, now);
+			expect(parsed).toHaveProperty("error");
+			expect("error" in parsed && parsed.error).toContain("30m");
+		});
+	}
+
+	it("rejects an unknown argument and a flag without value, with the usage", () => {
+		expect(parseStatsArgs("--verbose", now)).toEqual({ error: expect.stringContaining("/repair-stats [--since") });
+		expect(parseStatsArgs("--model", now)).toEqual({ error: expect.stringContaining("--model needs a value") });
+	});
+
+	it("takes no filter from empty arguments", () => {
+		expect(parseStatsArgs("   ", now)).toEqual({ filters: {}, description: [] });
+	});
+});
