@@ -1,0 +1,137 @@
+/**
+ * Rescue of malformed argument JSON at `message_end` (decisions §3.2).
+ *
+ * Since pi 1.3 a finished call whose argument text is not a JSON object (a
+ * root string, a JSON-stringified object, a singleton array, a truncated
+ * object) arrives with `toolCall.argumentsError` set and `arguments: {}`, and
+ * validation fails whatever `prepareArguments` returns. Before the loop runs
+ * the calls, this step takes the raw text pi recorded in `argumentsError`,
+ * runs the tool's own pipeline on it (envelope recovery included, under the
+ * same policy and model gates) and, when the outcome is `repaired`, writes the
+ * arguments back and clears the error. Nothing is rescued from a message that
+ * stopped on `length`, `error` or `aborted`: such calls are never executed.
+ * The pipeline never completes a string that was cut off, so a truncated
+ * command stays refused.
+ */
+import { parseJsonWithRepair, parseToolCallArguments } from "@earendil-works/pi-ai";
+import type { RepairPipelineResult } from "../core/types.ts";
+
+/** The separator pi-ai puts between the parse error and the model's raw text. */
+export const RECEIVED_ARGUMENTS_MARKER = "\n\nReceived arguments:\n";
+
+/** Stop reasons whose calls the loop refuses anyway; rescuing them would only mislead. */
+const NO_RESCUE_STOP_REASONS = new Set(["length", "error", "aborted"]);
+
+/**
+ * The raw argument text pi recorded in `argumentsError`, or `undefined` when
+ * the text is not in the shape this version knows. The candidate is accepted
+ * only if pi-ai's own parser, fed with it, reproduces the exact error, so a
+ * marker inside the model's text can never shift the cut.
+ */
+export function rawArgumentsText(argumentsError: string): string | undefined {
+	let from = argumentsError.indexOf(RECEIVED_ARGUMENTS_MARKER);
+	while (from >= 0) {
+		const candidate = argumentsError.slice(from + RECEIVED_ARGUMENTS_MARKER.length);
+		try {
+			if (parseToolCallArguments(candidate).argumentsError === argumentsError) return candidate;
+		} catch {
+			return undefined;
+		}
+		from = argumentsError.indexOf(RECEIVED_ARGUMENTS_MARKER, from + 1);
+	}
+	return undefined;
+}
+
+/**
+ * The pipeline's input for raw text: the JSON value when the text parses (a
+ * string or an array, since an object would not have failed), else the text
+ * itself for envelope recovery to work on.
+ */
+export function rescueInput(rawText: string): unknown {
+	try {
+		return parseJsonWithRepair(rawText);
+	} catch {
+		return rawText;
+	}
+}
+
+export interface RescuedCall {
+	toolCallId: string;
+	toolName: string;
+	result: RepairPipelineResult;
+}
+
+export interface RescueDeps {
+	/** True for the tools this extension wraps. */
+	isWrapped(toolName: string): boolean;
+	/** Runs that tool's pipeline. */
+	repair(toolName: string, input: unknown): RepairPipelineResult;
+	/** Called for every malformed call to a wrapped tool that was tried, repaired or not. */
+	onAttempt?(call: RescuedCall): void;
+	/** The `arguments` object of a malformed call left as pi delivered it. */
+	onUnrescued?(args: object): void;
+}
+
+interface ToolCallBlock {
+	type: "toolCall";
+	id: string;
+	name: string;
+	arguments: unknown;
+	argumentsError?: unknown;
+	[key: string]: unknown;
+}
+
+function isMalformedCall(block: unknown): block is ToolCallBlock {
+	const candidate = block as Partial<ToolCallBlock> | null;
+	return (
+		typeof candidate === "object" &&
+		candidate !== null &&
+		candidate.type === "toolCall" &&
+		typeof candidate.id === "string" &&
+		typeof candidate.name === "string" &&
+		typeof candidate.argumentsError === "string"
+	);
+}
+
+interface AssistantLike {
+	role?: unknown;
+	content?: unknown;
+	stopReason?: unknown;
+}
+
+/**
+ * A replacement message with every rescuable call repaired, or `undefined`
+ * when nothing changed. The input message is never mutated; untouched blocks
+ * keep their identity.
+ */
+export function rescueMalformedArguments<M extends AssistantLike>(message: M, deps: RescueDeps): M | undefined {
+	if (message.role !== "assistant" || !Array.isArray(message.content)) return undefined;
+	if (typeof message.stopReason === "string" && NO_RESCUE_STOP_REASONS.has(message.stopReason)) return undefined;
+	let content: unknown[] | undefined;
+	message.content.forEach((block: unknown, index: number) => {
+		if (!isMalformedCall(block) || !deps.isWrapped(block.name)) return;
+		const rescued = rescueOne(block, deps);
+		if (rescued === undefined) {
+			if (typeof block.arguments === "object" && block.arguments !== null) deps.onUnrescued?.(block.arguments);
+			return;
+		}
+		content ??= [...(message.content as unknown[])];
+		content[index] = rescued;
+	});
+	return content === undefined ? undefined : { ...message, content };
+}
+
+function rescueOne(block: ToolCallBlock, deps: RescueDeps): ToolCallBlock | undefined {
+	const rawText = rawArgumentsText(block.argumentsError as string);
+	if (rawText === undefined) return undefined;
+	let result: RepairPipelineResult;
+	try {
+		result = deps.repair(block.name, rescueInput(rawText));
+		deps.onAttempt?.({ toolCallId: block.id, toolName: block.name, result });
+	} catch {
+		return undefined;
+	}
+	if (result.outcome !== "repaired") return undefined;
+	const { argumentsError: _cleared, ...rest } = block;
+	return { ...rest, arguments: result.args };
+}

@@ -1,0 +1,218 @@
+/**
+ * Where a repair's feedback travels after `prepareArguments`: from the
+ * pending queue to the call ID (`tool_call`), onto the model-visible result
+ * (`tool_result`), into the TUI indicator map and the session's custom
+ * entries.
+ *
+ * - An input repair has no call ID when it happens; the lifecycle queues it
+ *   under (tool, validated args) and `tool_call` binds it, oldest first, so
+ *   parallel and duplicate identical calls each get their own note.
+ * - A rescued malformed-JSON call and a promoted grammar leak know their ID
+ *   up front and are bound directly. When such a call then also needs input
+ *   repair, both notes are kept (decisions §4.6).
+ * - Codemode: results of nested calls (those with `parentToolCallId`) reach
+ *   only the script, so their content is never touched; their notes are held
+ *   and attached once to the parent call's result, which the model sees.
+ *
+ * Persisted entries and the indicator carry rule IDs and metadata only; notes
+ * live in memory until their result is delivered.
+ */
+import { RepairLifecycle } from "../core/lifecycle.ts";
+import { attachRepairNotes } from "../core/repair-notes.ts";
+import type { RepairFeedback } from "../core/types.ts";
+
+export const REPAIR_ENTRY_TYPE = "tool-repair";
+
+/** The value-free record written with `pi.appendEntry("tool-repair", ...)`. */
+export interface RepairEntryData {
+	toolCallId: string;
+	tool: string;
+	rules: string[];
+	stages: string[];
+	profile?: string;
+	model?: string;
+	outcome: "repaired" | "recovered";
+	fingerprint?: string;
+}
+
+/** Calls whose indicator info is kept; older ones are dropped first. */
+const MAX_SHOWN = 512;
+/** Codemode parents whose nested notes are waiting for the parent result. */
+const MAX_NESTED_PARENTS = 128;
+/** Notes held for one codemode parent. */
+const MAX_NESTED_NOTES = 64;
+
+type ContentBlock = { type: string; text?: string };
+
+export interface FeedbackHubOptions {
+	/** Persists one entry; failures are the caller's to swallow (the hub calls it inside try/catch). */
+	appendEntry?: (customType: string, data: RepairEntryData) => void;
+	lifecycle?: RepairLifecycle;
+}
+
+function unique(values: readonly string[]): string[] {
+	return [...new Set(values)];
+}
+
+/** Both feedbacks in one: rules and stages de-duplicated in order, notes concatenated, `first` wins for metadata. */
+export function combineFeedback(first: RepairFeedback, second: RepairFeedback): RepairFeedback {
+	return {
+		...second,
+		...first,
+		rules: unique([...first.rules, ...second.rules]),
+		notes: [...first.notes, ...second.notes],
+		stages: unique([...(first.stages ?? []), ...(second.stages ?? [])]),
+	};
+}
+
+function entryFor(toolCallId: string, tool: string, feedback: RepairFeedback): RepairEntryData {
+	const entry: RepairEntryData = {
+		toolCallId,
+		tool,
+		rules: [...feedback.rules],
+		stages: [...(feedback.stages ?? [])],
+		outcome: feedback.outcome ?? "repaired",
+	};
+	if (feedback.profile !== undefined) entry.profile = feedback.profile;
+	if (feedback.model !== undefined) entry.model = feedback.model;
+	if (feedback.fingerprint !== undefined) entry.fingerprint = feedback.fingerprint;
+	return entry;
+}
+
+/** Reads a persisted entry back into indicator info (never with notes: they are not persisted). */
+export function feedbackFromEntry(data: unknown): { toolCallId: string; feedback: RepairFeedback } | undefined {
+	if (typeof data !== "object" || data === null) return undefined;
+	const record = data as Record<string, unknown>;
+	if (typeof record.toolCallId !== "string") return undefined;
+	const strings = (value: unknown) =>
+		Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+	const feedback: RepairFeedback = { rules: strings(record.rules), notes: [], stages: strings(record.stages) };
+	for (const key of ["profile", "model", "fingerprint"] as const) {
+		if (typeof record[key] === "string") feedback[key] = record[key];
+	}
+	if (record.outcome === "repaired" || record.outcome === "recovered") feedback.outcome = record.outcome;
+	return { toolCallId: record.toolCallId, feedback };
+}
+
+export class RepairFeedbackHub {
+	readonly lifecycle: RepairLifecycle;
+	private readonly appendEntry: FeedbackHubOptions["appendEntry"];
+	/** Indicator info by call ID, for the result renderer and the footer tally. */
+	private readonly shown = new Map<string, RepairFeedback>();
+	/** Notes of nested codemode calls, by parent call ID. */
+	private readonly nested = new Map<string, string[]>();
+
+	constructor(options: FeedbackHubOptions = {}) {
+		this.lifecycle = options.lifecycle ?? new RepairLifecycle();
+		this.appendEntry = options.appendEntry;
+	}
+
+	/** `prepareArguments` repaired a call: hold its feedback until `tool_call` names the call. */
+	pending(toolName: string, args: unknown, feedback: RepairFeedback): void {
+		this.lifecycle.enqueue(toolName, args, feedback);
+	}
+
+	/** A call whose ID is known before it runs (rescued JSON, promoted grammar leak). */
+	bind(toolCallId: string, toolName: string, feedback: RepairFeedback): void {
+		// merge() associates a new ID and combines with an earlier note for a known one.
+		this.lifecycle.merge(toolCallId, feedback);
+		this.show(toolCallId, this.lifecycle.peek(toolCallId) ?? feedback);
+		this.persist(toolCallId, toolName, feedback);
+	}
+
+	/** `tool_call`: binds the oldest pending repair with these validated args to the call. */
+	onToolCall(toolName: string, input: unknown, toolCallId: string): RepairFeedback | undefined {
+		// Valid calls are the common case: nothing pending means nothing to serialize or compare.
+		if (this.lifecycle.pendingCount === 0) return undefined;
+		const earlier = this.lifecycle.peek(toolCallId);
+		const repaired = this.lifecycle.correlate(toolName, input, toolCallId);
+		if (repaired === undefined) return undefined;
+		if (earlier !== undefined) {
+			// correlate() replaced the earlier association; put it back first so its note stays first.
+			this.lifecycle.associate(toolCallId, earlier);
+			this.lifecycle.merge(toolCallId, repaired);
+		}
+		this.show(toolCallId, this.lifecycle.peek(toolCallId) ?? repaired);
+		this.persist(toolCallId, toolName, repaired);
+		return repaired;
+	}
+
+	/**
+	 * `tool_result`: the content the model should see, or `undefined` to leave it
+	 * alone. Nested results are never changed; their notes go to the parent.
+	 */
+	onToolResult<T extends ContentBlock>(
+		toolCallId: string,
+		parentToolCallId: string | undefined,
+		content: readonly T[],
+	): T[] | undefined {
+		const own = this.lifecycle.take(toolCallId);
+		const fromNested = this.nested.get(toolCallId);
+		if (fromNested !== undefined) this.nested.delete(toolCallId);
+		const notes = [...(own?.notes ?? []), ...(fromNested ?? [])];
+		if (notes.length === 0) return undefined;
+		if (parentToolCallId !== undefined) {
+			this.holdForParent(parentToolCallId, notes);
+			return undefined;
+		}
+		return attachRepairNotes(content, notes);
+	}
+
+	/** Indicator info for one call (rules, and notes while the session holds them). */
+	info(toolCallId: string): RepairFeedback | undefined {
+		return this.shown.get(toolCallId);
+	}
+
+	/** Repaired or recovered calls shown this session. */
+	get repairCount(): number {
+		return this.shown.size;
+	}
+
+	/** Rebuilds indicator info from the session's persisted entries. */
+	restore(entries: readonly unknown[]): void {
+		for (const entry of entries) {
+			const record = entry as { type?: unknown; customType?: unknown; data?: unknown };
+			if (record?.type !== "custom" || record.customType !== REPAIR_ENTRY_TYPE) continue;
+			const restored = feedbackFromEntry(record.data);
+			if (restored === undefined) continue;
+			const known = this.shown.get(restored.toolCallId);
+			this.show(restored.toolCallId, known ? combineFeedback(known, restored.feedback) : restored.feedback);
+		}
+	}
+
+	clear(): void {
+		this.lifecycle.clear();
+		this.shown.clear();
+		this.nested.clear();
+	}
+
+	private show(toolCallId: string, feedback: RepairFeedback): void {
+		this.shown.delete(toolCallId);
+		this.shown.set(toolCallId, feedback);
+		while (this.shown.size > MAX_SHOWN) {
+			const oldest = this.shown.keys().next().value;
+			if (oldest === undefined) break;
+			this.shown.delete(oldest);
+		}
+	}
+
+	private holdForParent(parentToolCallId: string, notes: readonly string[]): void {
+		const held = this.nested.get(parentToolCallId) ?? [];
+		for (const note of notes) if (held.length < MAX_NESTED_NOTES) held.push(note);
+		this.nested.set(parentToolCallId, held);
+		while (this.nested.size > MAX_NESTED_PARENTS) {
+			const oldest = this.nested.keys().next().value;
+			if (oldest === undefined) break;
+			this.nested.delete(oldest);
+		}
+	}
+
+	private persist(toolCallId: string, toolName: string, feedback: RepairFeedback): void {
+		if (this.appendEntry === undefined) return;
+		try {
+			this.appendEntry(REPAIR_ENTRY_TYPE, entryFor(toolCallId, toolName, feedback));
+		} catch {
+			// A host without entries (or a failing one) never affects the call.
+		}
+	}
+}

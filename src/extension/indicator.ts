@@ -1,0 +1,139 @@
+/**
+ * What the user sees of a repair in the TUI (extension-contract §6.1–§6.2):
+ *
+ * - under a repaired call's result, a muted line
+ *   `🔨 ✓ input repaired (<rule ids>)`, plus one `   ↳ <note>` line per note
+ *   when notes are switched on; clean calls render exactly as pi renders them;
+ * - in the footer, a compact tally of the calls repaired this session.
+ *
+ * Both only read value-free feedback (rule IDs; notes only while the session
+ * holds them) and the live settings object, so a settings change shows at the
+ * next render. Every UI call is guarded: print, JSON and RPC modes, or a
+ * failing theme, never break a tool call.
+ */
+import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { type Component, wrapTextWithAnsi } from "@earendil-works/pi-tui";
+import type { RepairFeedback } from "../core/types.ts";
+import type { RepairDisplaySettings } from "./types.ts";
+
+export const INDICATOR_PREFIX = "🔨 ✓ input repaired";
+export const NOTE_PREFIX = "   ↳ ";
+/** `ctx.ui.setStatus` key of the footer tally. */
+export const STATUS_KEY = "pi-repair";
+
+interface ThemeLike {
+	fg?: (color: string, text: string) => string;
+}
+
+function muted(theme: unknown, text: string): string {
+	try {
+		const fg = (theme as ThemeLike | undefined)?.fg;
+		return typeof fg === "function" ? fg.call(theme, "muted", text) : text;
+	} catch {
+		return text;
+	}
+}
+
+/** The indicator lines for one repaired call, each wrapped to `width`. */
+export function indicatorLines(
+	info: RepairFeedback,
+	settings: RepairDisplaySettings,
+	theme: unknown,
+	width: number,
+): string[] {
+	if (!settings.showIndicator) return [];
+	const safeWidth = Math.max(1, Math.floor(width));
+	const lines = wrapTextWithAnsi(muted(theme, `${INDICATOR_PREFIX} (${info.rules.join(", ")})`), safeWidth);
+	if (settings.showNotes) {
+		for (const note of info.notes) lines.push(...wrapTextWithAnsi(muted(theme, `${NOTE_PREFIX}${note}`), safeWidth));
+	}
+	return lines;
+}
+
+/** Wraps the built-in result component and appends the indicator lines under it. */
+export class RepairIndicatorComponent implements Component {
+	inner: Component | undefined;
+	info: RepairFeedback | undefined;
+	theme: unknown;
+	settings: RepairDisplaySettings;
+
+	constructor(settings: RepairDisplaySettings) {
+		this.settings = settings;
+	}
+
+	render(width: number): string[] {
+		let lines: readonly string[] = [];
+		try {
+			lines = this.inner?.render(width) ?? [];
+		} catch {
+			lines = [];
+		}
+		if (this.info === undefined) return [...lines];
+		try {
+			return [...lines, ...indicatorLines(this.info, this.settings, this.theme, width)];
+		} catch {
+			return [...lines];
+		}
+	}
+
+	invalidate(): void {
+		this.inner?.invalidate();
+	}
+}
+
+type RenderResult = NonNullable<ToolDefinition["renderResult"]>;
+
+/**
+ * The `renderResult` of a wrapped built-in: the original renderer, plus the
+ * indicator for calls that were repaired (or restored from the session).
+ */
+export function wrapRenderResult(
+	original: RenderResult,
+	owner: unknown,
+	lookup: (toolCallId: string) => RepairFeedback | undefined,
+	settings: () => RepairDisplaySettings,
+): RenderResult {
+	return (result, options, theme, context) => {
+		let info: RepairFeedback | undefined;
+		try {
+			info = lookup(context.toolCallId);
+		} catch {
+			info = undefined;
+		}
+		const previous = context.lastComponent;
+		const wrapper = previous instanceof RepairIndicatorComponent ? previous : undefined;
+		if (wrapper === undefined && info === undefined) return original.call(owner, result, options, theme, context);
+		const component = wrapper ?? new RepairIndicatorComponent(settings());
+		// The built-in renderer may reuse its own previous component, so hand it back the inner one.
+		component.inner = original.call(owner, result, options, theme, { ...context, lastComponent: component.inner });
+		component.info = info;
+		component.theme = theme;
+		component.settings = settings();
+		return component;
+	};
+}
+
+/** The footer text for `count` repaired calls, or `undefined` to clear it. */
+export function footerStatusText(count: number, settings: RepairDisplaySettings, theme?: unknown): string | undefined {
+	if (count === 0 || !settings.showIndicator) return undefined;
+	return muted(theme, `🔨 ${count} repaired`);
+}
+
+interface StatusContext {
+	hasUI?: boolean;
+	ui?: { setStatus?: (key: string, text: string | undefined) => void; theme?: unknown };
+}
+
+/** Shows (or clears) the footer tally where there is a UI; a no-op in print and JSON modes. */
+export function updateFooterStatus(
+	ctx: StatusContext | undefined,
+	count: number,
+	settings: RepairDisplaySettings,
+): void {
+	try {
+		if (!ctx?.hasUI || typeof ctx.ui?.setStatus !== "function") return;
+		ctx.ui.setStatus(STATUS_KEY, footerStatusText(count, settings, ctx.ui.theme));
+	} catch {
+		// A UI that cannot show status never affects repairs.
+	}
+}
