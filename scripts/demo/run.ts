@@ -63,6 +63,15 @@ const red = paint("31");
 const yellow = paint("33");
 const cyan = paint("36");
 
+/** One line per verdict, for readers who do not know the vocabulary yet. */
+const VERDICT_MEANING: Record<LayerVerdict, string> = {
+	valid: "untouched, no note",
+	repaired: "fixed before pi's validation",
+	rescued: "malformed argument text repaired at message_end",
+	refused: "the tool never ran",
+	promoted: "text turned into a real call",
+};
+
 const VERDICT_COLOUR: Record<LayerVerdict, (text: string) => string> = {
 	valid: green,
 	repaired: yellow,
@@ -76,6 +85,20 @@ const NO_STATS_COMMAND = "(no /repair-stats command in this build)";
 
 function line(text = ""): void {
 	process.stdout.write(`${text}\n`);
+}
+
+/** Word-wraps `text` to `width` columns; continuation lines get `indent`. */
+function wrap(text: string, width: number, indent: string): string {
+	const lines: string[] = [];
+	let current = "";
+	for (const word of text.replace(/\s+/g, " ").trim().split(" ")) {
+		if (current !== "" && current.length + 1 + word.length > width) {
+			lines.push(current);
+			current = word;
+		} else current = current === "" ? word : `${current} ${word}`;
+	}
+	if (current !== "") lines.push(current);
+	return lines.join(`\n${indent}`);
 }
 
 function clip(text: string, width = 96): string {
@@ -126,6 +149,8 @@ interface CallReport {
 	rules: string[] | undefined;
 	notes: string[];
 	tool: string;
+	/** For a refused call: the first lines of the error the model got. */
+	error: string[];
 	problems: string[];
 }
 
@@ -155,7 +180,15 @@ function reportCall(
 			: assistant?.toolCalls.find((candidate) => candidate.id === scripted.id);
 	const sent = describeSent(turn, call, index);
 	if (assistant === undefined) {
-		return { sent, verdict: "did not run", rules: undefined, notes: [], tool: "-", problems: ["pi never got here"] };
+		return {
+			sent,
+			verdict: "did not run",
+			rules: undefined,
+			notes: [],
+			tool: "-",
+			error: [],
+			problems: ["pi never got here"],
+		};
 	}
 	if (call === undefined) {
 		return {
@@ -200,7 +233,12 @@ function reportCall(
 		} else problems.push("the tool failed");
 	}
 	if (expectation.layer === "refused" && result !== undefined && !result.isError) problems.push("the tool ran");
-	return { sent, verdict, rules, notes, tool, problems };
+	const error =
+		verdict === "refused" && result !== undefined
+			? withoutNotes(result.text).split("\n").filter(Boolean).slice(0, 4)
+			: [];
+	if (error.length > 0) tool = "did not run";
+	return { sent, verdict, rules, notes, tool, error, problems };
 }
 
 interface StepReport {
@@ -219,8 +257,13 @@ function printStep(number: number, report: StepReport, recordsRules: boolean): v
 		if (call.rules !== undefined && call.rules.length > 0) rules = `  ${call.rules.join(", ")}`;
 		else if (!recordsRules && (call.verdict === "repaired" || call.verdict === "rescued"))
 			rules = dim("  (rule IDs not recorded by this build)");
-		line(`    ${dim("layer     ")}  ${colourOf(call.verdict)}${rules}`);
-		for (const note of call.notes) line(`    ${dim("note      ")}  ${dim(clip(note, 100))}`);
+		const meaning = call.verdict === "did not run" ? "" : dim(`  (${VERDICT_MEANING[call.verdict]})`);
+		line(`    ${dim("layer     ")}  ${colourOf(call.verdict)}${rules}${meaning}`);
+		const indent = " ".repeat(16);
+		for (const note of call.notes) line(`    ${dim("note      ")}  ${dim(wrap(note, 88, indent))}`);
+		for (const [index, text] of call.error.entries()) {
+			line(`    ${dim(index === 0 ? "error     " : "          ")}  ${red(clip(text, 88))}`);
+		}
 		line(`    ${dim("tool      ")}  ${call.tool}`);
 		for (const problem of call.problems) line(`    ${red(`unexpected: ${problem}`)}`);
 	}
