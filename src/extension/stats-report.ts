@@ -1,0 +1,95 @@
+/**
+ * Turns aggregated telemetry into what `/repair-stats` shows: the plain-text
+ * report in the layout of extension-contract §5.4 (title, by tool, by model,
+ * grammar families when any, rules fired) and the same tallies as bar charts
+ * (decisions §5.3). Pure formatting: no I/O.
+ */
+import { type ChartOptions, renderBarChart, renderStackedBarChart } from "./bar-chart.ts";
+import type { OutcomeCounts, TelemetryStats } from "./stats.ts";
+
+/** Shown when telemetry is off, the file is absent, or it holds no record. */
+export const EMPTY_STATS_NOTICE = "Tool-repair telemetry: nothing has been recorded in the telemetry file yet.";
+
+export function noMatchNotice(filterDescription: readonly string[]): string {
+	return `Tool-repair telemetry: no record matches ${filterDescription.join(" and ")}.`;
+}
+
+const GRAMMAR_HEADING = "Grammar text on the message channel (stripped or observed, not promoted):";
+
+/** Rows ranked by repaired + recovered, largest first; ties keep first-seen order. */
+export function rankOutcomeRows(rows: ReadonlyMap<string, OutcomeCounts>): [string, OutcomeCounts][] {
+	return [...rows].sort((a, b) => b[1].repaired + b[1].recovered - (a[1].repaired + a[1].recovered));
+}
+
+/** Counts ranked largest first; ties keep first-seen order. */
+export function rankCounts(counts: ReadonlyMap<string, number>): [string, number][] {
+	return [...counts].sort((a, b) => b[1] - a[1]);
+}
+
+export function statsTitle(stats: TelemetryStats, filterDescription: readonly string[] = []): string {
+	const filtered = filterDescription.length > 0 ? `, ${filterDescription.join(", ")}` : "";
+	return (
+		`Tool-repair telemetry: ${stats.total} records ` +
+		`(${stats.toolEvents} tool events, ${stats.messageEvents} grammar strip-only events)${filtered}`
+	);
+}
+
+/** The §5.4 text report. */
+export function formatStatsReport(stats: TelemetryStats, filterDescription: readonly string[] = []): string {
+	const sections: string[][] = [[statsTitle(stats, filterDescription)]];
+	sections.push(["By tool:", ...rankOutcomeRows(stats.byTool).map(([name, c]) => outcomeLine(name, c))]);
+	sections.push(["By model:", ...rankOutcomeRows(stats.byModel).map(([name, c]) => outcomeLine(name, c))]);
+	if (stats.grammars.size > 0) {
+		sections.push([GRAMMAR_HEADING, ...rankCounts(stats.grammars).map(([name, n]) => `  ${name}: ${n}`)]);
+	}
+	sections.push(["Rules fired:", ...rankCounts(stats.rules).map(([name, n]) => `  ${name}: ${n}`)]);
+	return sections.map((lines) => lines.join("\n")).join("\n\n");
+}
+
+function outcomeLine(name: string, c: OutcomeCounts): string {
+	return `  ${name}: ${c.repaired} repaired, ${c.recovered} recovered, ${c.unrepairable} unrepairable`;
+}
+
+export const OUTCOME_SEGMENTS = [
+	{ name: "repaired", glyph: "█" },
+	{ name: "recovered", glyph: "▓" },
+	{ name: "unrepairable", glyph: "░" },
+] as const;
+
+/** Rows per chart; the text report always lists every row. */
+const CHART_ROWS = 12;
+
+/** The same tallies as bar charts, one blank line between charts. */
+export function formatStatsCharts(stats: TelemetryStats, options: ChartOptions): string[] {
+	const chartOptions = { maxRows: CHART_ROWS, ...options };
+	const charts: string[][] = [];
+	const outcomeChart = (title: string, rows: ReadonlyMap<string, OutcomeCounts>) =>
+		renderStackedBarChart(
+			title,
+			OUTCOME_SEGMENTS,
+			rankOutcomeRows(rows).map(([label, c]) => ({ label, values: [c.repaired, c.recovered, c.unrepairable] })),
+			chartOptions,
+		);
+	if (stats.byTool.size > 0) charts.push(outcomeChart("Outcomes by tool", stats.byTool));
+	if (stats.byModel.size > 0) charts.push(outcomeChart("Outcomes by model", stats.byModel));
+	if (stats.grammars.size > 0) {
+		charts.push(renderBarChart("Grammar families", toBarRows(stats.grammars), chartOptions));
+	}
+	if (stats.rules.size > 0) charts.push(renderBarChart("Rules fired", toBarRows(stats.rules), chartOptions));
+	return charts.flatMap((chart, i) => (i === 0 ? chart : ["", ...chart]));
+}
+
+/** What print mode writes: the report, then the charts, as plain text. */
+export function formatStatsPlain(
+	stats: TelemetryStats,
+	width: number,
+	filterDescription: readonly string[] = [],
+): string {
+	const charts = formatStatsCharts(stats, { width });
+	const report = formatStatsReport(stats, filterDescription);
+	return charts.length > 0 ? `${report}\n\n${charts.join("\n")}\n` : `${report}\n`;
+}
+
+function toBarRows(counts: ReadonlyMap<string, number>): { label: string; value: number }[] {
+	return [...counts].map(([label, value]) => ({ label, value }));
+}

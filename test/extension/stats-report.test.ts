@@ -1,0 +1,111 @@
+/**
+ * The `/repair-stats` report: the §5.4 layout (sections, row formats, order,
+ * grammar section only when a family was counted), the ranking rules, and
+ * the plain-text print form with its charts.
+ */
+import { describe, expect, it } from "vitest";
+import { StatsAccumulator } from "../../src/extension/stats.ts";
+import {
+	EMPTY_STATS_NOTICE,
+	formatStatsCharts,
+	formatStatsPlain,
+	formatStatsReport,
+	statsTitle,
+} from "../../src/extension/stats-report.ts";
+
+function statsOf(records: Record<string, unknown>[]) {
+	const acc = new StatsAccumulator();
+	for (const record of records) acc.addLine(JSON.stringify(record));
+	return acc.stats;
+}
+
+const contractExample = [
+	{ tool: "read", model: "glm-4.6", outcome: "repaired", rules: ["preprocess.exact-alias"] },
+	{ tool: "write", model: "glm-4.6", outcome: "unrepairable", rules: [] },
+	{ tool: "read", model: "glm-4.6", outcome: "recovered", rules: ["grammarRecovery:glm"], grammar: "glm" },
+	{ model: "glm-4.6", outcome: "stripped", rules: ["grammarStrip"], channel: "message", grammar: "dsml" },
+	{ model: "glm-4.6", outcome: "observed", rules: ["grammarObserve"], channel: "message", grammar: "qwen" },
+];
+
+describe("report layout (§5.4)", () => {
+	it("renders the contract example section by section", () => {
+		const report = formatStatsReport(statsOf(contractExample));
+		const [title, ...rest] = report.split("\n\n");
+		expect(title).toMatch(/5 records/);
+		expect(title).toMatch(/3 tool events/);
+		expect(title).toMatch(/2 grammar strip-only events/);
+		expect(rest[0]).toBe(
+			"By tool:\n  read: 1 repaired, 1 recovered, 0 unrepairable\n  write: 0 repaired, 0 recovered, 1 unrepairable",
+		);
+		expect(rest[1]).toBe("By model:\n  glm-4.6: 1 repaired, 1 recovered, 1 unrepairable");
+		expect(rest[2]).toMatch(/^[^\n]+:\n {2}dsml: 1\n {2}qwen: 1$/);
+		expect(rest[3]).toBe(
+			"Rules fired:\n  preprocess.exact-alias: 1\n  grammarRecovery:glm: 1\n  grammarStrip: 1\n  grammarObserve: 1",
+		);
+		expect(rest).toHaveLength(4);
+	});
+
+	it("leaves out the grammar section when no family was counted", () => {
+		const report = formatStatsReport(statsOf(contractExample.slice(0, 3)));
+		expect(report.split("\n\n").map((section) => section.split("\n")[0])).toEqual([
+			statsTitle(statsOf(contractExample.slice(0, 3))),
+			"By tool:",
+			"By model:",
+			"Rules fired:",
+		]);
+	});
+
+	it("ranks tool and model rows by repaired + recovered, ties in first-seen order", () => {
+		const report = formatStatsReport(
+			statsOf([
+				{ tool: "ls", model: "a", outcome: "unrepairable", rules: [] },
+				{ tool: "ls", model: "a", outcome: "unrepairable", rules: [] },
+				{ tool: "bash", model: "b", outcome: "repaired", rules: [] },
+				{ tool: "edit", model: "c", outcome: "recovered", rules: [] },
+				{ tool: "edit", model: "c", outcome: "repaired", rules: [] },
+				{ tool: "grep", model: "d", outcome: "repaired", rules: [] },
+			]),
+		);
+		const byTool = report.split("\n\n")[1]?.split("\n").slice(1);
+		expect(byTool?.map((line) => line.trim().split(":")[0])).toEqual(["edit", "bash", "grep", "ls"]);
+	});
+
+	it("ranks rules by count, ties in first-seen order", () => {
+		const report = formatStatsReport(
+			statsOf([
+				{ tool: "t", outcome: "repaired", rules: ["one", "two"] },
+				{ tool: "t", outcome: "repaired", rules: ["three", "two"] },
+			]),
+		);
+		expect(report.split("\n\n").at(-1)).toBe("Rules fired:\n  two: 2\n  one: 1\n  three: 1");
+	});
+
+	it("names the active filters in the title", () => {
+		expect(statsTitle(statsOf(contractExample), ['model contains "glm"'])).toContain('model contains "glm"');
+	});
+
+	it("has a fixed one-line empty notice", () => {
+		expect(EMPTY_STATS_NOTICE.split("\n")).toHaveLength(1);
+		expect(EMPTY_STATS_NOTICE).toMatch(/telemetry/i);
+	});
+});
+
+describe("charts and plain print form", () => {
+	it("draws outcome, grammar and rule charts, each titled", () => {
+		const lines = formatStatsCharts(statsOf(contractExample), { width: 70 });
+		expect(lines).toContain("Outcomes by tool");
+		expect(lines).toContain("Outcomes by model");
+		expect(lines).toContain("Grammar families");
+		expect(lines).toContain("Rules fired");
+		for (const line of lines) expect(line.length).toBeLessThanOrEqual(70);
+	});
+
+	it("prints the report followed by the charts as plain text, ending with a newline", () => {
+		const stats = statsOf(contractExample);
+		const text = formatStatsPlain(stats, 72);
+		expect(text.startsWith(formatStatsReport(stats))).toBe(true);
+		expect(text).toContain("Outcomes by tool");
+		expect(text.endsWith("\n")).toBe(true);
+		expect(text).not.toMatch(/\u001b/);
+	});
+});
