@@ -69,11 +69,14 @@ function tokenAt(text: string, at: number): TokenName | undefined {
 	return undefined;
 }
 
-/** True when the text from `at` to its end is a proper prefix of a harmony token (cut off mid-token). */
-function isCutToken(text: string, at: number): boolean {
-	if (text.length - at >= 16) return false;
-	const rest = text.slice(at);
-	return TOKEN_NAMES.some((name) => TOKENS[name].startsWith(rest));
+/**
+ * End of a harmony token cut off by the end of the text at `at` (trailing
+ * whitespace aside), or -1 when the text goes on.
+ */
+function cutTokenEnd(text: string, at: number): number {
+	if (text.length - at >= 32) return -1;
+	const rest = text.slice(at).trimEnd();
+	return TOKEN_NAMES.some((name) => TOKENS[name].startsWith(rest)) ? at + rest.length : -1;
 }
 
 /** Offset of the next harmony token at or after `from`, or the text length. */
@@ -87,7 +90,7 @@ function nextTokenOffset(text: string, from: number): number {
 }
 
 interface Header {
-	/** Offset just after `<|message|>`, or the text length when the header is cut off. */
+	/** Offset just after `<|message|>`, or where the text stops when the header is cut off. */
 	end: number;
 	/** The text ended inside the header. */
 	cut: boolean;
@@ -123,8 +126,8 @@ function readHeader(text: string, at: number): Header | undefined {
 	for (let segments = 0; segments < MAX_SEGMENTS; segments++) {
 		const token = tokenAt(text, pos);
 		if (token === undefined) {
-			if (segments > 0 && isCutToken(text, pos)) return { ...header, cut: true };
-			return undefined;
+			const cutEnd = segments > 0 ? cutTokenEnd(text, pos) : -1;
+			return cutEnd === -1 ? undefined : { ...header, cut: true, end: cutEnd };
 		}
 		if (token === "message") {
 			if (segments === 0) return undefined;
@@ -136,8 +139,14 @@ function readHeader(text: string, at: number): Header | undefined {
 		const next = text.indexOf("<|", segStart);
 		const segEnd = next === -1 ? text.length : next;
 		if (segEnd - segStart > MAX_SEGMENT) return undefined;
-		const segment = text.slice(segStart, segEnd);
-		if (segment.includes("\n")) return undefined;
+		// Headers are one line: a line break is allowed only where the text ends.
+		let segment = text.slice(segStart, segEnd);
+		const lineBreak = segment.indexOf("\n");
+		const ends = next === -1 || lineBreak !== -1;
+		if (lineBreak !== -1) {
+			if (skipWhitespace(text, segStart + lineBreak) !== text.length) return undefined;
+			segment = segment.slice(0, lineBreak);
+		}
 		const parts = words(segment);
 		if (parts.length > MAX_WORDS) return undefined;
 		if (token === "start") {
@@ -147,7 +156,7 @@ function readHeader(text: string, at: number): Header | undefined {
 			header.channel = parts[0] ?? "";
 		}
 		for (const word of parts) if (word.startsWith(RECIPIENT)) header.recipient = word.slice(RECIPIENT.length);
-		if (next === -1) return { ...header, cut: true };
+		if (ends) return { ...header, cut: true, end: segStart + segment.trimEnd().length };
 		pos = next;
 	}
 	return undefined;
