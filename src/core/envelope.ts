@@ -275,8 +275,10 @@ class JsonByteCounter {
 				}
 				this.container(value);
 				return;
-			default:
-				this.add(4); // undefined, functions and symbols inside arrays become `null`
+			case "undefined":
+			case "function":
+			case "symbol":
+				this.add(4); // inside an array these become `null`
 		}
 	}
 

@@ -50,15 +50,12 @@ export function preprocessInput(options: PreprocessOptions): PreprocessResult {
 		observations: [],
 	};
 	for (const preprocessor of options.preprocessors) {
-		switch (preprocessor.kind) {
-			case "alias":
-				applyAlias(preprocessor, context);
-				break;
-			case "structural":
-				applyStructural(preprocessor, context);
-				break;
-			default:
-				applyField(preprocessor, context);
+		if (preprocessor.kind === "alias") {
+			applyAlias(preprocessor, context);
+		} else if (preprocessor.kind === "structural") {
+			applyStructural(preprocessor, context);
+		} else {
+			applyField(preprocessor, context); // unknown kinds end up here and are ignored
 		}
 	}
 	return { value: tree.root, changes: context.changes, observations: context.observations };
@@ -199,7 +196,9 @@ function aliasValueUsable(value: unknown, preprocessor: AliasPreprocessor): bool
 			return Array.isArray(value);
 		case "object":
 			return isRecord(value);
-		default:
+		case "string":
+		case "number":
+		case "boolean":
 			return typeof value === preprocessor.accepts;
 	}
 }
@@ -281,8 +280,10 @@ function fieldTransform(preprocessor: FieldPreprocessor): Transform | undefined 
 			return (value) => (typeof value === "string" ? stripAnchors(value) : value);
 		case "grammar-tokens":
 			return stripGrammarTokens;
+		case "glob":
+			return undefined; // recognised, and deliberately a no-op
 		default:
-			return undefined;
+			return undefined; // a kind this version does not know
 	}
 }
 
@@ -322,7 +323,7 @@ function scalarTransform(scalarType: FieldPreprocessor["scalarType"]): Transform
 				const lower = value.toLowerCase();
 				return lower === "true" ? true : lower === "false" ? false : value;
 			};
-		default:
+		case undefined:
 			return undefined;
 	}
 }
@@ -428,7 +429,9 @@ function fieldNote(preprocessor: FieldPreprocessor, toolName: string): string {
 			return `Regex anchor characters (^ or $) that had leaked into a configured value of the ${toolName} input were removed.`;
 		case "grammar-tokens":
 			return `Grammar marker tokens (<arg_key>/<arg_value>) that had leaked into keys or values at configured locations of the ${toolName} input were removed.`;
-		default:
+		case "glob":
+		case "scalar":
+		case "string-or-array":
 			return `The configured ${preprocessor.kind} preprocessing took effect at ${selector} of the ${toolName} input.`;
 	}
 }

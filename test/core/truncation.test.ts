@@ -128,7 +128,7 @@ describe("truncation: properties", () => {
 				fc.nat(),
 				(text, pick) => {
 					const offsets = offsetsInsideStrings(text);
-					const truncated = text.slice(0, offsets[pick % offsets.length]!);
+					const truncated = text.slice(0, offsets[pick % offsets.length]);
 					expect(completionSuffix(truncated)).toBeUndefined();
 					expect(recoverEnvelope(truncated).candidates).toEqual([]);
 				},
