@@ -75,6 +75,11 @@ function applyFold(args: Record<string, unknown>, plan: FoldPlan): void {
 	defineOwn(args, "edits", [edit]);
 }
 
+/** True when the built-in preprocessor form would fold `value`. */
+export function canFoldFlatEditFields(value: unknown): boolean {
+	return isRecord(value) && planFold(value) !== undefined;
+}
+
 /** Folds `args` in place; returns the note, or `false` when there was nothing to fold. */
 export function foldFlatEditFields(args: Record<string, unknown>, toolName: string): string | false {
 	const plan = planFold(args);

@@ -19,6 +19,7 @@ import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issue
 import { applyOwnerShim } from "./owner-shim.ts";
 import { resolveRepairPolicy } from "./policy.ts";
 import { preprocessInput } from "./preprocess.ts";
+import { preprocessingIsNoop } from "./preprocess-probe.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
 import { withoutOmittedNulls } from "./strict-sampling.ts";
 import type {
@@ -27,24 +28,40 @@ import type {
 	RepairPipelineConfig,
 	RepairPipelineResult,
 	RepairPolicy,
+	RepairPolicyProfile,
 	ValidationIssue,
 } from "./types.ts";
 import { check, issues } from "./validator.ts";
 
 const DECODE_RULE_ID = "envelope.decode-json";
+const NO_CHANGES: readonly RepairChange[] = Object.freeze([]);
+const NO_OBSERVATIONS: readonly string[] = Object.freeze([]);
 
 /** What one downstream run (stages 3–7) concluded. */
 type DownstreamResult = Omit<RepairPipelineResult, "policy">;
 
+// The profiles without overrides are resolved once; overrides only touch grammar fields.
+const PLAIN_POLICIES: Readonly<Record<RepairPolicyProfile, RepairPolicy>> = {
+	conservative: resolveRepairPolicy("conservative"),
+	adaptive: resolveRepairPolicy("adaptive"),
+	recover: resolveRepairPolicy("recover"),
+};
+
+function policyFor(config: RepairPipelineConfig): RepairPolicy {
+	const profile = config.policy ?? "adaptive";
+	if (config.policyOverrides === undefined && Object.hasOwn(PLAIN_POLICIES, profile)) return PLAIN_POLICIES[profile];
+	return resolveRepairPolicy(profile, config.policyOverrides ?? {});
+}
+
 export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {
 	const { input, config } = options;
-	const policy = resolveRepairPolicy(config.policy ?? "adaptive", config.policyOverrides ?? {});
-	const result = { ...decide(input, config, policy), policy: policy.profile };
+	const policy = policyFor(config);
+	const result = decide(input, config, policy);
 	// Key order of the public result is fixed for readers of logs and snapshots.
 	const shaped: RepairPipelineResult = {
 		outcome: result.outcome,
 		args: result.args,
-		policy: result.policy,
+		policy: policy.profile,
 		changes: result.changes,
 		observations: result.observations,
 	};
@@ -72,7 +89,7 @@ function decide(input: unknown, config: RepairPipelineConfig, policy: RepairPoli
 
 /** Stage 8 for the primary path: a valid call keeps the caller's reference, a failed one claims nothing. */
 function shapePrimary(input: unknown, run: DownstreamResult): DownstreamResult {
-	if (run.outcome === "repaired") return run;
+	if (run.outcome === "repaired" || (run.args === input && run.changes.length === 0)) return run;
 	return { ...run, args: input, changes: [] };
 }
 
@@ -83,20 +100,29 @@ function downstream(
 	policy: RepairPolicy,
 ): DownstreamResult {
 	const { toolName, schema } = config;
-	const changes: RepairChange[] = incoming.map((change) =>
-		change.ruleId === DECODE_RULE_ID ? { ...change, note: decodeJsonNoteFor(toolName) } : change,
-	);
+	const changes: RepairChange[] =
+		incoming.length === 0
+			? []
+			: incoming.map((change) =>
+					change.ruleId === DECODE_RULE_ID ? { ...change, note: decodeJsonNoteFor(toolName) } : change,
+				);
 
-	const shim = applyOwnerShim(value, config.ownerPrepareArguments, toolName);
+	const shim =
+		config.ownerPrepareArguments === undefined
+			? { value }
+			: applyOwnerShim(value, config.ownerPrepareArguments, toolName);
 	if (shim.change !== undefined) changes.push(shim.change);
 
-	const preprocessed = preprocessInput({
-		input: shim.value,
-		toolName,
-		preprocessors: config.preprocessors ?? [],
-		...(config.modelId === undefined ? {} : { modelId: config.modelId }),
-		allowValidValueTransforms: policy.allowValidValueTransforms,
-	});
+	const preprocessors = config.preprocessors ?? [];
+	const preprocessed = preprocessingIsNoop(preprocessors, shim.value, config.modelId)
+		? { value: shim.value, changes: NO_CHANGES, observations: NO_OBSERVATIONS }
+		: preprocessInput({
+				input: shim.value,
+				toolName,
+				preprocessors,
+				...(config.modelId === undefined ? {} : { modelId: config.modelId }),
+				allowValidValueTransforms: policy.allowValidValueTransforms,
+			});
 	changes.push(...preprocessed.changes);
 	const observations: RepairObservation[] = preprocessed.observations.map((ruleId) => ({
 		channel: "tool",

@@ -150,7 +150,8 @@ function cleanPathFields(
 	for (const field of pathFields) {
 		if (!Object.hasOwn(value, field)) continue;
 		const before = value[field];
-		if (typeof before !== "string") continue;
+		// Only a `](http` can start a degenerate auto-link; skip the scan otherwise.
+		if (typeof before !== "string" || !before.includes("](http")) continue;
 		const after = unwrapMarkdownAutoLinks(before);
 		if (after === before) continue;
 		out ??= shallowCopyRecord(value);
