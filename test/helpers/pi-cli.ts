@@ -24,8 +24,8 @@
  *   run.readFile("a.txt"); // the workspace after the run
  *   run.cleanup();         // or pass keep: true to inspect run.root afterwards
  * `extension` defaults to this checkout's `index.ts` (the auto-discovery entry);
- * pass `REPO_ROOT` to load the checkout directory the way `pi -e <checkout>` does,
- * or `false` to run pi without the repair layer.
+ * pass a directory to load it the way `pi -e <dir>` does (pi then follows its
+ * package.json `pi` manifest), or `false` to run pi without the repair layer.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -61,6 +61,10 @@ export interface PiCliOptions {
 	args?: readonly string[];
 	/** Kill the run after this long. Default 60 s. */
 	timeoutMs?: number;
+	/** Pass `-ne` (no discovered or built-in extensions). Default true. */
+	noExtensions?: boolean;
+	/** Called after the workspace and agent dir exist, before pi starts (e.g. to install into agent/extensions). */
+	prepare?: (paths: { root: string; workspace: string; agentDir: string }) => void;
 	/** Keep the temporary root after `cleanup()` is called by the test. */
 	keep?: boolean;
 }
@@ -104,6 +108,7 @@ export async function runPiCli(options: PiCliOptions): Promise<PiCliResult> {
 		mkdirSync(dirname(target), { recursive: true });
 		writeFileSync(target, content);
 	}
+	options.prepare?.({ root, workspace, agentDir });
 	const scriptPath = join(root, "script.json");
 	writeFileSync(scriptPath, JSON.stringify(options.script, null, 2));
 	const telemetryPath = join(root, "telemetry.jsonl");
@@ -131,7 +136,7 @@ export async function runPiCli(options: PiCliOptions): Promise<PiCliResult> {
 		PI_BIN,
 		"-p",
 		"--no-session",
-		"-ne",
+		...(options.noExtensions === false ? [] : ["-ne"]),
 		"-e",
 		SCRIPTED_PROVIDER_PATH,
 		...(extension === false ? [] : ["-e", extension]),
