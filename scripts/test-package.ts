@@ -6,9 +6,10 @@
  *   2. checks the tarball's file list (dist, declarations, README, LICENSE and
  *      docs present; no tests, fixtures or scripts) and that every source map
  *      points only at files inside the tarball;
- *   3. installs the tarball into a fresh consumer project next to pi and
- *      typebox (linked from this checkout's node_modules, so no registry
- *      access is needed) and imports every public subpath from plain Node ESM
+ *   3. installs the tarball into a fresh consumer project next to pi and the
+ *      packages pi supplies to extensions (pi-ai, pi-agent-core, pi-tui,
+ *      typebox), linked from this checkout's node_modules so no registry
+ *      access is needed, and imports every public subpath from plain Node ESM
  *      (`test/package/consumer.mjs`) and from TypeScript, type-checked with
  *      tsc against the shipped declarations (`test/package/consumer.ts.txt`);
  *   4. runs the real pi CLI in print mode, offline, with an isolated agent
@@ -158,19 +159,27 @@ function checkSourceMaps(packageDir: string, files: readonly string[]): void {
 	);
 }
 
-/** A fresh project with the tarball, pi and typebox; pi and typebox are linked from this checkout (offline). */
+/** A fresh project with the tarball and pi's host packages, linked from this checkout (offline). */
 function installConsumer(consumer: string, tarball: string): boolean {
 	mkdirSync(consumer);
 	writeFileSync(
 		join(consumer, "package.json"),
 		`${JSON.stringify({ name: "pi-repair-layer-consumer", private: true, type: "module" }, null, 2)}\n`,
 	);
-	const pi = join(root, "node_modules", "@earendil-works", "pi-coding-agent");
-	const typebox = join(root, "node_modules", "typebox");
+	// The packages pi supplies to extensions (its docs/packages.md); a normal install of pi brings them along.
+	const host = [
+		"@earendil-works/pi-coding-agent",
+		"@earendil-works/pi-ai",
+		"@earendil-works/pi-agent-core",
+		"@earendil-works/pi-tui",
+		"typebox",
+	].map((name) => join(root, "node_modules", name));
 	const installed = run(
 		npm,
-		["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, pi, typebox],
-		{ cwd: consumer },
+		["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball, ...host],
+		{
+			cwd: consumer,
+		},
 	);
 	return check(
 		"npm install <tarball> next to pi in a fresh project",
