@@ -162,6 +162,10 @@ function withinLimits(input: unknown, limits: EnvelopeLimits): boolean {
 	if (nestingDepth(input, limits.maxNestingDepth) > limits.maxNestingDepth) {
 		return false;
 	}
+	// A cheap upper bound settles most inputs without reading their strings.
+	if (typeof input !== "string" && upperBoundBytes(input, limits.maxInputBytes) <= limits.maxInputBytes) {
+		return true;
+	}
 	return measureBytes(input, limits.maxInputBytes) <= limits.maxInputBytes;
 }
 
@@ -209,7 +213,20 @@ export function measureBytes(value: unknown, budget: number): number {
 	if (typeof value === "string") {
 		return utf8Length(value, budget);
 	}
-	const counter = new JsonByteCounter(budget);
+	return countJsonBytes(value, budget, false);
+}
+
+/**
+ * An upper bound of `measureBytes` for non-string values that reads only
+ * string lengths: no JSON string literal takes more than 6 bytes per UTF-16
+ * unit plus its quotes.
+ */
+export function upperBoundBytes(value: unknown, budget: number): number {
+	return countJsonBytes(value, budget, true);
+}
+
+function countJsonBytes(value: unknown, budget: number, upperBound: boolean): number {
+	const counter = new JsonByteCounter(budget, upperBound);
 	try {
 		counter.root(value);
 	} catch (error) {
@@ -235,10 +252,16 @@ const NEEDS_STRINGIFY: unique symbol = Symbol("needs-stringify");
 class JsonByteCounter {
 	total = 0;
 	private readonly budget: number;
+	private readonly upperBound: boolean;
 	private readonly ancestors = new Set<object>();
 
-	constructor(budget: number) {
+	constructor(budget: number, upperBound: boolean) {
 		this.budget = budget;
+		this.upperBound = upperBound;
+	}
+
+	private stringBytes(text: string): number {
+		return this.upperBound ? text.length * 6 + 2 : jsonStringBytes(text, this.budget - this.total);
 	}
 
 	root(value: unknown): void {
@@ -258,7 +281,7 @@ class JsonByteCounter {
 	private value(value: unknown): void {
 		switch (typeof value) {
 			case "string":
-				this.add(jsonStringBytes(value, this.budget - this.total));
+				this.add(this.stringBytes(value));
 				return;
 			case "number":
 				this.add(Number.isFinite(value) ? String(value).length : 4);
@@ -303,7 +326,7 @@ class JsonByteCounter {
 				if (child === undefined || typeof child === "function" || typeof child === "symbol") {
 					continue;
 				}
-				this.add((first ? 0 : 1) + jsonStringBytes(key, this.budget - this.total) + 1);
+				this.add((first ? 0 : 1) + this.stringBytes(key) + 1);
 				first = false;
 				this.value(child);
 			}

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { jsonEqual } from "../../src/core/clone.ts";
 import {
 	decodeJsonNoteFor,
 	escapeJsonStringControlCharacters,
@@ -7,6 +8,7 @@ import {
 	measureBytes,
 	recoverEnvelope,
 	truncatedEnvelopeChange,
+	upperBoundBytes,
 } from "../../src/core/envelope.ts";
 
 const ruleIds = (result: { changes: { ruleId: string }[] }): string[] => result.changes.map((change) => change.ruleId);
@@ -296,6 +298,19 @@ describe("measureBytes", () => {
 		expect(measureBytes({ d: date }, 100)).toBe(JSON.stringify({ d: date }).length);
 	});
 
+	it("has a cheap upper bound that is never below the exact size", () => {
+		fc.assert(
+			fc.property(
+				fc.jsonValue({ stringUnit: "binary" }).filter((value) => typeof value !== "string"),
+				(value) => {
+					expect(upperBoundBytes(value, Number.MAX_SAFE_INTEGER)).toBeGreaterThanOrEqual(
+						measureBytes(value, Number.MAX_SAFE_INTEGER),
+					);
+				},
+			),
+		);
+	});
+
 	it("reports more than the budget without measuring everything", () => {
 		expect(measureBytes({ content: "x".repeat(1000) }, 10)).toBeGreaterThan(10);
 	});
@@ -328,13 +343,18 @@ describe("escapeJsonStringControlCharacters", () => {
 	it("makes JSON with raw control characters in its strings parse back to the original value", () => {
 		fc.assert(
 			fc.property(fc.jsonValue({ stringUnit: "binary" }), (value) => {
-				const raw = JSON.stringify(value).replace(/\\u00([01][0-9a-f])|\\([nrtbf])/g, (match, hex, letter) => {
-					if (hex !== undefined) {
-						return String.fromCharCode(Number.parseInt(hex, 16));
-					}
-					return { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f" }[letter as "n"] ?? match;
-				});
-				expect(JSON.parse(escapeJsonStringControlCharacters(raw))).toEqual(value);
+				// Undo the escapes of control characters; an escaped backslash is consumed first so `\\u0001` stays text.
+				const raw = JSON.stringify(value).replace(
+					/\\\\|\\u00([01][0-9a-f])|\\([nrtbf])/g,
+					(match, hex: string | undefined, letter: string | undefined) => {
+						if (hex !== undefined) {
+							return String.fromCharCode(Number.parseInt(hex, 16));
+						}
+						const raws: Record<string, string> = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f" };
+						return letter === undefined ? match : (raws[letter] ?? match);
+					},
+				);
+				expect(jsonEqual(JSON.parse(escapeJsonStringControlCharacters(raw)), value)).toBe(true);
 			}),
 		);
 	});
