@@ -146,10 +146,10 @@ function cleanObject(
 	if (!changed) return object;
 	// A renamed key moves to the end of key order and wins over a same-named original.
 	const out: Record<string, unknown> = {};
-	for (const [key, value] of kept) out[key] = value;
+	for (const [key, value] of kept) defineOwn(out, key, value);
 	for (const [key, value] of renamed) {
 		delete out[key];
-		out[key] = value;
+		defineOwn(out, key, value);
 	}
 	return out;
 }
@@ -200,4 +200,9 @@ function deepCopy(value: unknown): unknown {
 	} catch {
 		return value;
 	}
+}
+
+/** Own enumerable property, also for `__proto__` (plain assignment would change the prototype). */
+function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+	Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

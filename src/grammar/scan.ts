@@ -534,7 +534,7 @@ export function parsePythonicArgs(argsText: string): Record<string, unknown> {
 		if (eq === -1) continue;
 		const key = piece.slice(0, eq).trim();
 		if (!isIdentifier(key)) continue;
-		args[key] = parsePythonicValue(piece.slice(eq + 1));
+		setOwn(args, key, parsePythonicValue(piece.slice(eq + 1)));
 	}
 	return args;
 }
@@ -728,4 +728,12 @@ export function firstTagAtOrAfter(tags: readonly { start: number }[], offset: nu
 		else high = mid;
 	}
 	return low;
+}
+
+/**
+ * Sets an own, enumerable property even for keys like `__proto__`, which a
+ * plain assignment would turn into a prototype change (losing the argument).
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+	Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -18,7 +18,7 @@
  * schemas are JSON Schema objects with extra symbol keys). Unknown schemas
  * and unknown fields leave values as they are.
  */
-import { isPlainObject, tryParseJson } from "./scan.ts";
+import { isPlainObject, setOwn, tryParseJson } from "./scan.ts";
 
 type JsonType = "string" | "number" | "integer" | "boolean" | "array" | "object" | "null";
 
@@ -143,7 +143,7 @@ export function typeArgumentsFromSchema(
 	if (!properties) return args;
 	const typed: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(args)) {
-		typed[key] = typeOneValue(value, properties[key], raw?.[key]);
+		setOwn(typed, key, typeOneValue(value, properties[key], raw?.[key]));
 	}
 	return typed;
 }

@@ -24,6 +24,7 @@ import {
 	lowerTextOf,
 	normalizeArgumentsObject,
 	parseJsonValueOrString,
+	setOwn,
 	tryParseJson,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
@@ -190,10 +191,10 @@ function parseInvoke(text: string, tags: DsmlTag[], tables: Tables, open: number
 		if (key !== undefined) {
 			const stringAttr = attributeValue(text, tag.attrStart, tag.attrEnd, "string");
 			if (stringAttr?.trim().toLowerCase() === "false") {
-				args[key] = parseJsonValueOrString(value.trim());
-				raw[key] = value.trim();
+				setOwn(args, key, parseJsonValueOrString(value.trim()));
+				setOwn(raw, key, value.trim());
 			} else {
-				args[key] = value;
+				setOwn(args, key, value);
 			}
 		}
 		k = end + 1;

@@ -15,7 +15,7 @@
  *
  * Linear: indexOf walks over the body, which the caller bounds.
  */
-import { isIdentifier, isWhitespace, maybeParseJsonValue } from "../scan.ts";
+import { isIdentifier, isWhitespace, maybeParseJsonValue, setOwn } from "../scan.ts";
 import type { GrammarCandidate } from "../types.ts";
 
 const KEY_OPEN = "<arg_key>";
@@ -65,8 +65,8 @@ export function glmCallIn(
 	const raw: Record<string, string> = {};
 	keys.forEach((key, i) => {
 		const value = values[i] ?? "";
-		args[key] = maybeParseJsonValue(value);
-		raw[key] = value;
+		setOwn(args, key, maybeParseJsonValue(value));
+		setOwn(raw, key, value);
 	});
 	const found: GrammarCandidate = { name, arguments: args, grammar: "glm", start, end };
 	if (keys.length > 0) found.rawArguments = raw;

@@ -28,6 +28,7 @@ import {
 	nextCloserTable,
 	normalizeArgumentsObject,
 	parseJsonValueOrString,
+	setOwn,
 	skipInlineSpace,
 	tryParseJson,
 } from "../scan.ts";
@@ -82,8 +83,8 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 		if (key !== undefined) {
 			const value = text.slice(tag.end, (tags[end] as MarkupTag).start).trim();
 			const stringAttr = attributeValue(text, tag.attrStart, tag.attrEnd, "string")?.trim().toLowerCase();
-			args[key] = stringAttr === "false" ? parseJsonValueOrString(value) : maybeParseJsonValue(value);
-			raw[key] = value;
+			setOwn(args, key, stringAttr === "false" ? parseJsonValueOrString(value) : maybeParseJsonValue(value));
+			setOwn(raw, key, value);
 		}
 		k = end + 1;
 	}
@@ -266,8 +267,8 @@ function malformedParameters(
 		if (value.endsWith("/")) value = value.slice(0, -1);
 		if (value.endsWith("<")) value = value.slice(0, -1);
 		value = value.trim();
-		args[named.name] = maybeParseJsonValue(value);
-		raw[named.name] = value;
+		setOwn(args, named.name, maybeParseJsonValue(value));
+		setOwn(raw, named.name, value);
 		if (close === -1 || close >= to) break;
 		at = lower.indexOf("parameter", close + "parameter>".length);
 	}

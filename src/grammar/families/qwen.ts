@@ -17,7 +17,7 @@
  * `</parameter>` are collected once per text; every lookup is a binary search
  * or a forward move over those lists.
  */
-import { allIndexesOf, lowerTextOf, maybeParseJsonValue, readIdentifier, skipInlineSpace } from "../scan.ts";
+import { allIndexesOf, lowerTextOf, maybeParseJsonValue, readIdentifier, setOwn, skipInlineSpace } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const FUNCTION_OPEN = "<function=";
@@ -89,8 +89,8 @@ function readParameters(
 		const key = text.slice(keyStart, gt).trim();
 		const value = text.slice(gt + 1, close).trim();
 		if (key !== "") {
-			args[key] = maybeParseJsonValue(value);
-			raw[key] = value;
+			setOwn(args, key, maybeParseJsonValue(value));
+			setOwn(raw, key, value);
 		}
 		at = firstAtOrAfter(index.parameterOpen, close + PARAMETER_CLOSE.length);
 	}

@@ -5,8 +5,8 @@
  * resumes after it. Its body is read, in this order, as:
  *
  * 1. qwen `<function=NAME>` elements (grammar `qwen`);
- * 2. a JSON call object or array, after trimming and unwrapping one markdown
- *    fence: `<tools>` bodies are `qwen`; `<tool_call>` bodies are `granite`,
+ * 2. a JSON call object or array (the body, trimmed and with one markdown
+ *    fence unwrapped, starts with `{` or `[`): `<tools>` bodies are `qwen`; `<tool_call>` bodies are `granite`,
  *    or `qwen` when granite is disabled;
  * 3. a glm `NAME <arg_key>…` body (grammar `glm`).
  *
@@ -47,7 +47,11 @@ function jsonBodyCandidates(
 	const granite = context.enabled.has("granite");
 	const grammar: GrammarName = kind === "tool_call" && granite ? "granite" : "qwen";
 	if (!context.enabled.has(grammar)) return [];
-	const calls = callsFromJsonText(unwrapMarkdownFence(body.trim()));
+	const json = unwrapMarkdownFence(body.trim());
+	// Only a body that is JSON: a JSON value nested in a glm argument is data, not a call.
+	const first = json.charCodeAt(0);
+	if (first !== 123 && first !== 91) return [];
+	const calls = callsFromJsonText(json);
 	return calls.map((call) => ({ name: call.name, arguments: call.arguments, grammar, start, end }));
 }
 

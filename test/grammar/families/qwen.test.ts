@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { parseToolCallWrappers } from "../../../src/grammar/families/tool-call-wrapper.ts";
+import { createScanContext } from "../../../src/grammar/fences.ts";
+import * as renderer from "../render/qwen.ts";
+import { describeFixtures, describeRoundTrip, describeTruncation } from "./family-fixtures.ts";
+import { qwenParser } from "./part1-parsers.ts";
+
+describeFixtures("qwen", "qwen", qwenParser);
+describeTruncation("qwen", qwenParser);
+describeRoundTrip("qwen", "qwen", qwenParser, renderer);
+
+describe("qwen JSON bodies in tool_call", () => {
+	const text = '<tool_call>{"name": "read", "arguments": {"path": "a"}}</tool_call>';
+
+	it("labels them granite while granite is enabled", () => {
+		expect(parseToolCallWrappers(createScanContext(text)).map((c) => c.grammar)).toEqual(["granite"]);
+	});
+
+	it("labels them qwen when granite is disabled", () => {
+		const found = parseToolCallWrappers(createScanContext(text, ["qwen", "glm"]));
+		expect(found).toMatchObject([{ grammar: "qwen", name: "read", arguments: { path: "a" } }]);
+	});
+});
