@@ -22,12 +22,12 @@
  *
  * Linear: markers are found with `indexOf` on the ASCII-lowered text from a
  * forward-only cursor; JSON and paren matching use the context's shared,
- * budgeted `BracketMatcher`; the pythonic read is limited to one line.
+ * budgeted `BracketMatcher`; the pythonic read is limited to one line, whose
+ * end comes from a remembered forward search.
  */
 import {
 	bracketMatcherFor,
 	callsFromJson,
-	lineEndOf,
 	lowerTextOf,
 	pythonicCallAtLine,
 	skipInlineSpace,
@@ -47,7 +47,29 @@ function absorbEndToken(lower: string, end: number): number {
 	return end;
 }
 
-function parseTagAt(context: ScanContext, lower: string, at: number): { found: GrammarCandidate[]; resume: number } {
+/**
+ * `indexOf` for queries whose start never decreases: the last answer is reused
+ * while it still lies ahead, so a text without newlines is not searched to its
+ * end once per marker. (Same helper as in kimi.ts; a candidate for the shared
+ * scanners.)
+ */
+function forwardFinder(haystack: string, needle: string): (from: number) => number {
+	let lastFrom = 0;
+	let last = -2;
+	return (from) => {
+		if (last !== -2 && from >= lastFrom && (last === -1 || last >= from)) return last;
+		lastFrom = from;
+		last = haystack.indexOf(needle, from);
+		return last;
+	};
+}
+
+function parseTagAt(
+	context: ScanContext,
+	lower: string,
+	at: number,
+	nextNewline: (from: number) => number,
+): { found: GrammarCandidate[]; resume: number } {
 	const text = context.text;
 	const matcher = bracketMatcherFor(context);
 	const afterMarker = at + MARKER.length;
@@ -62,9 +84,11 @@ function parseTagAt(context: ScanContext, lower: string, at: number): { found: G
 		const found = calls.map((call) => ({ ...call, grammar: "llama" as const, start: at, end }));
 		return { found, resume: close };
 	}
-	const lineEnd = lineEndOf(text, body);
-	const call = pythonicCallAtLine(text, body, lineEnd, matcher);
-	if (!call) return { found: [], resume: afterMarker };
+	const newline = nextNewline(body);
+	const lineEnd = newline === -1 ? text.length : newline;
+	// Matched without a limit (and refused past the line) so an unclosed paren is learnt once.
+	const call = pythonicCallAtLine(text, body, text.length, matcher);
+	if (!call || call.end > lineEnd) return { found: [], resume: afterMarker };
 	let end = absorbEndToken(lower, call.end);
 	if (skipWhitespace(text, end, lineEnd) === lineEnd) end = lineEnd;
 	return {
@@ -77,11 +101,12 @@ function parseTagAt(context: ScanContext, lower: string, at: number): { found: G
 export function parsePythonTagCalls(context: ScanContext): GrammarCandidate[] {
 	const lower = lowerTextOf(context);
 	const out: GrammarCandidate[] = [];
+	const nextNewline = forwardFinder(context.text, "\n");
 	let at = lower.indexOf(MARKER);
 	while (at !== -1) {
 		let resume = at + MARKER.length;
 		if (!context.isInsideFence(at)) {
-			const result = parseTagAt(context, lower, at);
+			const result = parseTagAt(context, lower, at, nextNewline);
 			out.push(...result.found);
 			resume = result.resume;
 		}

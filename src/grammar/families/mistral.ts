@@ -115,6 +115,8 @@ function parseMarkerAt(context: ScanContext, at: number): { found: GrammarCandid
 	const next = skipWhitespace(text, afterMarker);
 	const c = text.charCodeAt(next);
 	if (c === 91 || c === 123) {
+		// Only a list of objects (or one object) can hold calls; anything else is not worth parsing.
+		if (c === 91 && text.charCodeAt(skipWhitespace(text, next + 1)) !== 123) return miss;
 		const end = matcher.closeOf(c === 91 ? "[" : "{", next);
 		if (end === -1) return miss;
 		const parsed = tryParseJson(text.slice(next, end));

@@ -9,21 +9,63 @@
  * a closer, or without a call (an Anthropic-style `<invoke>` body, say),
  * yields nothing.
  *
- * Linear: the tags are found with `indexOf` on the ASCII-lowered text from a
- * forward-only cursor; the body is walked once by `parsePythonicCalls` with the
- * context's shared, budgeted `BracketMatcher`.
+ * Linear: the tags and line breaks are found with `indexOf` from forward-only
+ * cursors; parens are matched by the context's shared, budgeted
+ * `BracketMatcher`, asked without a limit so that it remembers unclosed parens.
  */
-import { bracketMatcherFor, lowerTextOf, parsePythonicCalls } from "../scan.ts";
+import { type BracketMatcher, bracketMatcherFor, type JsonCall, lowerTextOf, pythonicCallAtLine } from "../scan.ts";
 import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
 
 const OPENER = "<function_calls>";
 const CLOSER = "</function_calls>";
+
+/**
+ * `indexOf` for queries whose start never decreases (same helper as in
+ * kimi.ts; a candidate for the shared scanners).
+ */
+function forwardFinder(haystack: string, needle: string): (from: number) => number {
+	let lastFrom = 0;
+	let last = -2;
+	return (from) => {
+		if (last !== -2 && from >= lastFrom && (last === -1 || last >= from)) return last;
+		lastFrom = from;
+		last = haystack.indexOf(needle, from);
+		return last;
+	};
+}
+
+/**
+ * The line-leading pythonic calls of the body `[from, limit)`. Parens are
+ * matched without a limit and a match past the body is then refused: the
+ * same answer as a limited match, but an unclosed paren is learnt once by the
+ * shared matcher instead of being walked again from every later line.
+ */
+function callsInBody(
+	text: string,
+	from: number,
+	limit: number,
+	matcher: BracketMatcher,
+	nextNewline: (from: number) => number,
+): JsonCall[] {
+	const calls: JsonCall[] = [];
+	let lineStart = from;
+	while (lineStart < limit) {
+		const call = pythonicCallAtLine(text, lineStart, text.length, matcher);
+		const fits = call !== undefined && call.end <= limit;
+		if (fits) calls.push({ name: call.name, arguments: call.arguments });
+		const next = nextNewline(fits ? call.end : lineStart);
+		if (next === -1 || next >= limit) break;
+		lineStart = next + 1;
+	}
+	return calls;
+}
 
 function parseBlocks(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
 	const lower = lowerTextOf(context);
 	const matcher = bracketMatcherFor(context);
 	const out: GrammarCandidate[] = [];
+	const nextNewline = forwardFinder(text, "\n");
 	let open = lower.indexOf(OPENER);
 	while (open !== -1) {
 		const bodyStart = open + OPENER.length;
@@ -32,7 +74,7 @@ function parseBlocks(context: ScanContext): GrammarCandidate[] {
 		if (close === -1) break;
 		const end = close + CLOSER.length;
 		if (!context.isInsideFence(open)) {
-			for (const call of parsePythonicCalls(text, bodyStart, close, matcher)) {
+			for (const call of callsInBody(text, bodyStart, close, matcher, nextNewline)) {
 				out.push({ name: call.name, arguments: call.arguments, grammar: "olmo", start: open, end });
 			}
 		}
