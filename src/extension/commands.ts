@@ -16,7 +16,7 @@
 import { writeSync } from "node:fs";
 import type { ExtensionAPI, ExtensionCommandContext, KeybindingsManager, Theme } from "@earendil-works/pi-coding-agent";
 import type { Component, TUI } from "@earendil-works/pi-tui";
-import { truncateToWidth } from "@earendil-works/pi-tui";
+import { truncateToWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import type { GrammarPolicyMode } from "../core/types.ts";
 import { displaySettingsPath, GRAMMAR_MODES, POLICY_PROFILES, PROFILE_GRAMMAR_DEFAULT } from "./settings.ts";
 import { aggregateTelemetryFiles, parseStatsArgs, telemetryFilesToRead } from "./stats.ts";
@@ -300,13 +300,15 @@ export function createStatsView(
 		const paint = (segment: number, text: string) => theme.fg(OUTCOME_COLOURS[segment] ?? "accent", text);
 		const reportLines = content.report.split("\n");
 		const [title = "", ...rest] = reportLines;
+		// Text wraps (a long model name or filter stays readable); chart lines already fit.
+		const wrap = (line: string) => (line === "" ? [""] : wrapTextWithAnsi(line, width));
 		const lines = [
-			theme.bold(title),
+			...wrap(title).map((line) => theme.bold(line)),
 			"",
-			...content.charts(width, paint),
+			...content.charts(width, paint).map((line) => truncateToWidth(line, width)),
 			"",
-			...rest.filter((_, i) => i > 0 || rest[0] !== ""),
-		].map((line) => truncateToWidth(line, width));
+			...rest.filter((_, i) => i > 0 || rest[0] !== "").flatMap(wrap),
+		];
 		cache = { width, lines };
 		return lines;
 	};
