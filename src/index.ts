@@ -33,13 +33,20 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { rescueMalformedArguments } from "./extension/argument-rescue.ts";
 import { BuiltinOverrides, isBuiltinToolName } from "./extension/builtin-overrides.ts";
+import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
+import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
 import { updateFooterStatus } from "./extension/indicator.ts";
 import { ModelTracker } from "./extension/model-tracker.ts";
 import type { RepairDeps } from "./extension/prepare.ts";
-import { defaultDisplaySettings, loadDisplaySettingsWithDiagnostics } from "./extension/settings.ts";
+import {
+	defaultDisplaySettings,
+	loadDisplaySettingsWithDiagnostics,
+	trySaveDisplaySettings,
+} from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
+import type { RepairDisplaySettings, SettingsHost } from "./extension/types.ts";
 
 /** Runs a handler body; any failure inside the extension leaves pi to carry on as it would alone. */
 function contained<T>(body: () => T): T | undefined {
@@ -50,9 +57,9 @@ function contained<T>(body: () => T): T | undefined {
 	}
 }
 
-function notifyOnce(ctx: ExtensionContext, message: string | undefined): void {
-	if (message === undefined || !ctx.hasUI) return;
-	contained(() => ctx.ui.notify(message, "warning"));
+/** Parameter schemas of every tool pi knows, for typing values recovered from grammar leaks. */
+function toolSchemas(pi: ExtensionAPI): ReadonlyMap<string, unknown> {
+	return new Map(pi.getAllTools().map((tool) => [tool.name, tool.parameters] as const));
 }
 
 export default function toolRepairExtension(pi: ExtensionAPI): void {
@@ -73,13 +80,28 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	};
 	const overrides = new BuiltinOverrides(pi, deps);
 	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.repairCount, settings);
+	const grammarLeaks = createGrammarLeakHandler({
+		settings: () => settings,
+		modelId: () => model.id,
+		activeTools: () => pi.getActiveTools(),
+		toolSchemas: () => toolSchemas(pi),
+		telemetry: deps.telemetry,
+		onPromoted: (toolCallId, toolName, promoted) => feedback.bind(toolCallId, toolName, promoted),
+	});
+	const settingsHost: SettingsHost = {
+		current: () => settings,
+		update(next: RepairDisplaySettings) {
+			Object.assign(settings, next, { grammarAllowedTools: [...next.grammarAllowedTools] });
+			trySaveDisplaySettings(settings);
+		},
+	};
 
 	pi.on("session_start", (_event, ctx) => {
 		contained(() => model.fromContext(ctx));
 		contained(() => overrides.register(ctx.cwd));
 		contained(() => feedback.restore(ctx.sessionManager.getEntries()));
 		contained(() => showTally(ctx));
-		notifyOnce(ctx, settingsWarning);
+		contained(() => showSettingsWarning(ctx, settingsWarning));
 		settingsWarning = undefined;
 	});
 
@@ -112,6 +134,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	pi.on("message_end", (event, ctx) =>
 		contained(() => {
 			if (event.message.role !== "assistant") return undefined;
+			// First the malformed-JSON rescue, then grammar leaks on the (possibly rescued) message.
 			const rescued = rescueMalformedArguments(event.message, {
 				isWrapped: (name) => isBuiltinToolName(name) && overrides.repairer(name) !== undefined,
 				repair: (name, input) => {
@@ -127,8 +150,14 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 				},
 				onUnrescued: (args) => deps.unrescued.add(args),
 			});
-			if (rescued !== undefined) showTally(ctx);
-			return rescued === undefined ? undefined : { message: rescued };
+			const current = rescued ?? event.message;
+			const promoted = contained(() => grammarLeaks(current));
+			const final = promoted?.message ?? rescued;
+			if (final === undefined) return undefined;
+			showTally(ctx);
+			return { message: final as typeof event.message };
 		}),
 	);
+
+	registerRepairCommands(pi, settingsHost);
 }
