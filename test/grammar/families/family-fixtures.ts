@@ -147,3 +147,23 @@ export function describeRoundTrip(
 		});
 	});
 }
+
+/**
+ * Long runs of a family's own tokens (markup opened and never closed, the
+ * worst case for a scanner that searches ahead) come back without throwing,
+ * with every range inside the text. No timing assertion: a scan that went
+ * quadratic would run into the test timeout instead.
+ */
+export function describeAdversarial(family: string, parser: FamilyParser, units: readonly string[]): void {
+	describe(`${family} on adversarial text`, () => {
+		it.each(units.map((unit) => [unit]))("returns on 256 KiB of %j repeated", (unit) => {
+			const text = unit.repeat(Math.ceil((256 * 1024) / unit.length));
+			const found = runParser(parser, text);
+			expect(Array.isArray(found)).toBe(true);
+			for (const candidate of found) {
+				expect(candidate.start).toBeGreaterThanOrEqual(0);
+				expect(candidate.end).toBeLessThanOrEqual(text.length);
+			}
+		});
+	});
+}

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parseGemma } from "../../../src/grammar/families/gemma.ts";
 import * as renderer from "../render/gemma.ts";
-import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
+import {
+	describeAdversarial,
+	describeFixtures,
+	describeRoundTrip,
+	describeTruncation,
+	runParser,
+} from "./family-fixtures.ts";
 
 const block = (body: string) => `<|tool_call>${body}<tool_call|>`;
 
@@ -66,3 +72,10 @@ describe("gemma openers and closers", () => {
 describeFixtures("gemma", "gemma", parseGemma);
 describeTruncation("gemma", parseGemma);
 describeRoundTrip("gemma", "gemma", parseGemma, renderer);
+describeAdversarial("gemma", parseGemma, [
+	"<|tool_call>",
+	"<|tool_call>call:x{a:",
+	'<|tool_call>call:x{a:<|"|>',
+	"<|tool_call>call:x{a:[",
+	"<tool_call|>",
+]);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parseHarmony } from "../../../src/grammar/families/harmony.ts";
 import * as renderer from "../render/harmony.ts";
-import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
+import {
+	describeAdversarial,
+	describeFixtures,
+	describeRoundTrip,
+	describeTruncation,
+	runParser,
+} from "./family-fixtures.ts";
 
 const call = (header: string, body = '{"path":"README.md"}', end = "<|call|>") => `${header}<|message|>${body}${end}`;
 
@@ -90,3 +96,10 @@ describe("harmony bodies and terminators", () => {
 describeFixtures("harmony", "harmony", parseHarmony);
 describeTruncation("harmony", parseHarmony);
 describeRoundTrip("harmony", "harmony", parseHarmony, renderer);
+describeAdversarial("harmony", parseHarmony, [
+	"<|channel|>",
+	"<|start|>assistant",
+	"<|channel|>commentary to=functions.x<|message|>{",
+	"<|channel|>commentary to=functions.x ",
+	"<|message|>{",
+]);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { kimiToolName, parseKimi } from "../../../src/grammar/families/kimi.ts";
 import * as renderer from "../render/kimi.ts";
-import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
+import {
+	describeAdversarial,
+	describeFixtures,
+	describeRoundTrip,
+	describeTruncation,
+	runParser,
+} from "./family-fixtures.ts";
 
 const section = (id: string, args: string) =>
 	`<|tool_calls_section_begin|><|tool_call_begin|>${id}<|tool_call_argument_begin|>${args}<|tool_call_end|><|tool_calls_section_end|>`;
@@ -62,3 +68,8 @@ describe("kimi section boundaries", () => {
 describeFixtures("kimi", "kimi", parseKimi);
 describeTruncation("kimi", parseKimi);
 describeRoundTrip("kimi", "kimi", parseKimi, renderer);
+describeAdversarial("kimi", parseKimi, [
+	"<|tool_calls_section_begin|>",
+	"<|tool_call_begin|>x<|tool_call_argument_begin|>{",
+	"<|tool_calls_section_begin|><|tool_call_begin|>",
+]);

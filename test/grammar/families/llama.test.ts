@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { parseLlama, parsePythonTagCalls } from "../../../src/grammar/families/llama.ts";
 import { createScanContext } from "../../../src/grammar/fences.ts";
 import * as renderer from "../render/llama.ts";
-import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
+import {
+	describeAdversarial,
+	describeFixtures,
+	describeRoundTrip,
+	describeTruncation,
+	runParser,
+} from "./family-fixtures.ts";
 
 describe("<|python_tag|> JSON calls (extension-contract §9.6 case 33)", () => {
 	it("reads write_file with the inner object as its arguments", () => {
@@ -53,3 +59,10 @@ describe("bare JSON labelled llama (§9.10 case 57)", () => {
 describeFixtures("llama", "llama", parseLlama);
 describeTruncation("llama", parseLlama);
 describeRoundTrip("llama", "llama", parseLlama, renderer);
+describeAdversarial("llama", parseLlama, [
+	"<|python_tag|>",
+	"<|python_tag|>{",
+	"<|python_tag|>a(",
+	"<|python_tag|>a(\n",
+	'{"name": "a", "parameters": {',
+]);

@@ -2,8 +2,15 @@ import { describe, expect, it } from "vitest";
 import { parseLlama } from "../../../src/grammar/families/llama.ts";
 import { parseBareJsonCalls, parseMistral } from "../../../src/grammar/families/mistral.ts";
 import { createScanContext } from "../../../src/grammar/fences.ts";
+import { selectCandidates } from "../../../src/grammar/select.ts";
 import * as renderer from "../render/mistral.ts";
-import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
+import {
+	describeAdversarial,
+	describeFixtures,
+	describeRoundTrip,
+	describeTruncation,
+	runParser,
+} from "./family-fixtures.ts";
 
 describe("bare JSON seen by mistral and llama (§9.10 case 57, decisions §4.4)", () => {
 	const call = '{"name": "read", "arguments": {"path": "README.md"}}';
@@ -14,6 +21,12 @@ describe("bare JSON seen by mistral and llama (§9.10 case 57, decisions §4.4)"
 		const expected = { name: "read", arguments: { path: "README.md" }, start, end: start + call.length };
 		expect(runParser(parseMistral, text)).toEqual([{ ...expected, grammar: "mistral" }]);
 		expect(runParser(parseLlama, text)).toEqual([{ ...expected, grammar: "llama" }]);
+	});
+
+	it("leaves one call after selection over both families' candidates", () => {
+		const context = createScanContext(text);
+		const selected = selectCandidates([...parseMistral(context), ...parseLlama(context)]);
+		expect(selected.map((candidate) => [candidate.name, candidate.grammar])).toEqual([["read", "mistral"]]);
 	});
 
 	it("labels the shared scan with the grammar it is asked for", () => {
@@ -67,3 +80,11 @@ describe("[TOOL_CALLS] marker forms", () => {
 describeFixtures("mistral", "mistral", parseMistral);
 describeTruncation("mistral", parseMistral);
 describeRoundTrip("mistral", "mistral", parseMistral, renderer);
+describeAdversarial("mistral", parseMistral, [
+	'{"name":',
+	'[{"name": "x", ',
+	"[TOOL_CALLS]",
+	"[TOOL_CALLS] [{",
+	"[TOOL_CALLS]a[CALL_ID]",
+	'[TOOL_CALLS]a[ARGS]{"',
+]);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parseOlmo } from "../../../src/grammar/families/olmo.ts";
 import * as renderer from "../render/olmo.ts";
-import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
+import {
+	describeAdversarial,
+	describeFixtures,
+	describeRoundTrip,
+	describeTruncation,
+	runParser,
+} from "./family-fixtures.ts";
 
 describe("olmo <function_calls> blocks (extension-contract §9.6 case 34)", () => {
 	it("reads overwrite=True as true", () => {
@@ -37,3 +43,9 @@ describe("olmo <function_calls> blocks (extension-contract §9.6 case 34)", () =
 describeFixtures("olmo", "olmo", parseOlmo);
 describeTruncation("olmo", parseOlmo);
 describeRoundTrip("olmo", "olmo", parseOlmo, renderer);
+describeAdversarial("olmo", parseOlmo, [
+	"<function_calls>",
+	"<function_calls>\na(\n",
+	"a(\n",
+	'<function_calls>\na(x="',
+]);
