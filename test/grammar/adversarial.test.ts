@@ -1,0 +1,75 @@
+/**
+ * Hostile text: a megabyte of the characters parsers key on (`<`, `[`, `{`,
+ * quotes, `|`, and the openers of every family repeated without closers)
+ * goes through every registered family step and the whole detection. Each
+ * must return, without throwing and with every range inside the text. No
+ * timing assertion here: `npm run bench -- grammar` prints the times.
+ */
+import { describe, expect, it } from "vitest";
+import { FAMILY_STEPS } from "../../src/grammar/families/index.ts";
+import { createScanContext } from "../../src/grammar/fences.ts";
+import { parseToolGrammarLeaks, recoverGrammarLeaks } from "../../src/grammar/index.ts";
+
+const MB = 1 << 20;
+
+function fill(unit: string, size = MB): string {
+	return unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+}
+
+export const ADVERSARIAL_INPUTS: ReadonlyArray<readonly [string, string]> = [
+	["angle brackets", fill("<")],
+	["square brackets", fill("[")],
+	["braces", fill("{")],
+	["double quotes", fill('"')],
+	["single quotes", fill("'")],
+	["pipes", fill("|")],
+	["fullwidth bars", fill("\uff5c")],
+	["braces with escaped quotes", fill('{"\\"')],
+	["unclosed call objects", fill('{"name": "a", "arguments": {')],
+	["unclosed call arrays", fill('[{"name": "a"')],
+	["open parens on new lines", fill("f(\n")],
+	["open parens with quotes", fill("f(a='\n")],
+	["dsml openers", fill('<\uff5cDSML\uff5ctool_calls><\uff5cDSML\uff5cinvoke name="a">')],
+	["tool_call openers", fill("<tool_call><function=a><parameter=b>")],
+	["invoke openers", fill('<invoke name="a"><parameter name="b">')],
+	["bracket-less invokes", fill('\ninvoke name="a">\nparameter name="b">')],
+	["kimi openers", fill("<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{")],
+	["mistral markers", fill("[TOOL_CALLS]a[CALL_ID]b[ARGS]{")],
+	["python tags", fill("<|python_tag|>{")],
+	["minimax openers", fill("<function_call>functions.a(")],
+	["olmo openers", fill("<function_calls>\na(")],
+	["harmony openers", fill("<|start|>assistant<|channel|>commentary to=functions.a <|message|>{")],
+	["gemma openers", fill('<|tool_call>call:a{b:<|"|>')],
+	["think openers", fill("<think>")],
+	["fences", fill("```")],
+	["spaces before text", fill("          x")],
+];
+
+function assertRanges(text: string, ranges: Array<{ start: number; end: number }>): void {
+	for (const range of ranges) {
+		expect(range.start).toBeGreaterThanOrEqual(0);
+		expect(range.end).toBeLessThanOrEqual(text.length);
+	}
+}
+
+describe.each(ADVERSARIAL_INPUTS)("1 MB of %s", (_label, text) => {
+	it.each(FAMILY_STEPS.map((step) => [step.id, step] as const))("%s returns", (_id, step) => {
+		const found = step.parse(createScanContext(text));
+		assertRanges(text, found);
+	});
+
+	it("full detection and recovery return", () => {
+		expect(Array.isArray(parseToolGrammarLeaks(text))).toBe(true);
+		const message = { role: "assistant", content: [{ type: "text", text }], stopReason: "stop" };
+		const result = recoverGrammarLeaks(message, { mode: "recover", knownTools: new Set(["a"]) });
+		expect(result.message.content).toHaveLength(result.promoted ? 1 + result.promotedCallIds.length : 1);
+	});
+});
+
+describe("deep nesting", () => {
+	it("handles 100k nested brackets inside a call without a stack overflow", () => {
+		const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+		const text = `{"name": "a", "arguments": {"x": ${deep}}}`;
+		expect(() => parseToolGrammarLeaks(text)).not.toThrow();
+	});
+});

@@ -1,0 +1,121 @@
+/**
+ * Properties over every family that has a renderer in `render/` (one file per
+ * family, named after it): whatever renderers exist are picked up.
+ *
+ * - round trip: a random call rendered in a family's grammar and parsed back
+ *   with every family enabled is exactly that call, labelled with that family;
+ * - reasoning: the same text in a thinking part or a `<think>` span is never
+ *   promoted, whatever the mode and tool set;
+ * - strip idempotence: stripping a message twice gives what stripping it once
+ *   gave, and `stripValues` applied to its own output changes nothing.
+ */
+import { readdirSync } from "node:fs";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { stripValues } from "../../src/extension/value-strips.ts";
+import { GRAMMAR_NAMES, parseToolGrammarLeaks, recoverGrammarLeaks } from "../../src/grammar/index.ts";
+import type { GrammarName, MinimalAssistantMessage } from "../../src/grammar/types.ts";
+import { callArbitrary, type Renderer } from "./families/family-fixtures.ts";
+
+const renderDir = new URL("./render/", import.meta.url);
+const renderers: Array<{ grammar: GrammarName; renderer: Renderer }> = [];
+for (const file of readdirSync(renderDir)
+	.filter((f) => f.endsWith(".ts"))
+	.sort()) {
+	const grammar = file.slice(0, -3) as GrammarName;
+	if (!(GRAMMAR_NAMES as readonly string[]).includes(grammar)) continue;
+	renderers.push({ grammar, renderer: (await import(new URL(file, renderDir).href)) as Renderer });
+}
+
+const RUNS = 150;
+
+describe("renderers", () => {
+	it("exist for all twelve families", () => {
+		expect(renderers.map((r) => r.grammar).sort()).toEqual([...GRAMMAR_NAMES].sort());
+	});
+});
+
+describe.each(renderers)("$grammar", ({ grammar, renderer }) => {
+	const calls = callArbitrary.filter((call) => renderer.renderable(call));
+
+	it("round-trips a rendered call through parseToolGrammarLeaks with every family enabled", () => {
+		fc.assert(
+			fc.property(calls, (call) => {
+				const found = parseToolGrammarLeaks(renderer.render(call));
+				expect(found).toEqual([
+					{ name: call.name, arguments: JSON.parse(JSON.stringify(call.arguments)) as unknown, grammar },
+				]);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+
+	it("never promotes the call from a thinking part or a <think> span", () => {
+		fc.assert(
+			fc.property(calls, fc.boolean(), (call, inThinkingPart) => {
+				const text = renderer.render(call);
+				const content: MinimalAssistantMessage["content"] = inThinkingPart
+					? [
+							{ type: "thinking", thinking: text },
+							{ type: "text", text: "Answer." },
+						]
+					: [{ type: "text", text: `<think>\n${text}\n</think>\nAnswer.` }];
+				const result = recoverGrammarLeaks(
+					{ role: "assistant", content, stopReason: "stop" },
+					{ mode: "recover", knownTools: new Set([call.name]), requireKnownTool: false },
+				);
+				expect(result.promoted).toBe(false);
+				expect(result.message.content.some((part) => part.type === "toolCall")).toBe(false);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+
+	it("strips to a fixed point: a second strip changes nothing", () => {
+		fc.assert(
+			fc.property(calls, fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), (call, before, after) => {
+				const text = `${before}\n${renderer.render(call)}\n${after}`;
+				const options = { mode: "strip" as const, knownTools: new Set([call.name]) };
+				const once = recoverGrammarLeaks({ role: "assistant", content: [{ type: "text", text }] }, options);
+				const twice = recoverGrammarLeaks(once.message, options);
+				expect(twice.message.content).toEqual(once.message.content);
+			}),
+			{ numRuns: RUNS },
+		);
+	});
+});
+
+describe("stripValues", () => {
+	const token = fc.constantFrom("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "^", "$", "^^", "$$");
+	const leaky = fc
+		.tuple(fc.array(token, { maxLength: 3 }), fc.string({ maxLength: 10 }), fc.array(token, { maxLength: 3 }))
+		.map(([a, s, b]) => `${a.join("")}${s}${b.join("")}`);
+	const input = fc.dictionary(leaky, fc.oneof(leaky, fc.array(leaky, { maxLength: 3 }), fc.integer()), {
+		maxKeys: 4,
+	});
+	const model = fc.constantFrom("glm-4.6", "kimi-k2-instruct", "MiniMax-M2", "claude-opus-4-8");
+	const tool = fc.constantFrom("read", "grep", "find", "edit");
+
+	it("is idempotent: its own output needs no further strip", () => {
+		fc.assert(
+			fc.property(input, model, tool, (value, modelId, toolName) => {
+				const once = stripValues({ toolName, input: value, modelId });
+				const twice = stripValues({ toolName, input: once.input, modelId });
+				expect(twice.result.changed).toBe(false);
+				expect(twice.input).toEqual(once.input);
+			}),
+			{ numRuns: 500 },
+		);
+	});
+
+	it("never mutates its input", () => {
+		fc.assert(
+			fc.property(input, model, tool, (value, modelId, toolName) => {
+				const snapshot = structuredClone(value);
+				stripValues({ toolName, input: value, modelId });
+				expect(value).toEqual(snapshot);
+			}),
+			{ numRuns: 300 },
+		);
+	});
+});
