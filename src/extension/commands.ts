@@ -87,7 +87,7 @@ export function settingsSummary(settings: RepairDisplaySettings): string {
 	return (
 		`Tool repair settings: indicator ${onOff(settings.showIndicator)}, notes ${onOff(settings.showNotes)}, ` +
 		`policy ${settings.policyProfile}, grammar ${settings.grammarRecovery}, ` +
-		`unknown-tool text ${settings.unknownGrammarText}, allowed tools ${allowedToolsLabel(settings)} ` +
+		`unknown-tool text ${settings.unknownGrammarText}, allowed tools ${allowedToolsSummary(settings)} ` +
 		"(changes apply to the next tool calls)"
 	);
 }
@@ -378,6 +378,10 @@ function onOff(value: boolean): string {
 
 function allowedToolsLabel(settings: RepairDisplaySettings): string {
 	return settings.grammarAllowedTools.length > 0 ? settings.grammarAllowedTools.join(", ") : "active tools";
+}
+
+function allowedToolsSummary(settings: RepairDisplaySettings): string {
+	return settings.grammarAllowedTools.length > 0 ? settings.grammarAllowedTools.join("/") : "(the active tools)";
 }
 
 function nextOf<T>(cycle: readonly T[], current: T): T {
