@@ -12,7 +12,7 @@
  * serialization or size measurement happens until something needs repair.
  * Callbacks are guarded: they observe the verdict and can never change it.
  */
-import { cloneJson } from "./clone.ts";
+import { cloneJson, isRecord } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
 import { decodeJsonNoteFor, isPlainObject, recoverEnvelope, truncatedEnvelopeChange } from "./envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
@@ -34,8 +34,6 @@ import type {
 import { check, issues } from "./validator.ts";
 
 const DECODE_RULE_ID = "envelope.decode-json";
-const NO_CHANGES: readonly RepairChange[] = Object.freeze([]);
-const NO_OBSERVATIONS: readonly string[] = Object.freeze([]);
 
 /** What one downstream run (stages 3–7) concluded. */
 type DownstreamResult = Omit<RepairPipelineResult, "policy">;
@@ -99,7 +97,7 @@ function downstream(
 	config: RepairPipelineConfig,
 	policy: RepairPolicy,
 ): DownstreamResult {
-	const { toolName, schema } = config;
+	const { toolName } = config;
 	const changes: RepairChange[] =
 		incoming.length === 0
 			? []
@@ -113,29 +111,62 @@ function downstream(
 			: applyOwnerShim(value, config.ownerPrepareArguments, toolName);
 	if (shim.change !== undefined) changes.push(shim.change);
 
-	const preprocessors = config.preprocessors ?? [];
-	const preprocessed = preprocessingIsNoop(preprocessors, shim.value, config.modelId)
-		? { value: shim.value, changes: NO_CHANGES, observations: NO_OBSERVATIONS }
-		: preprocessInput({
-				input: shim.value,
-				toolName,
-				preprocessors,
-				...(config.modelId === undefined ? {} : { modelId: config.modelId }),
-				allowValidValueTransforms: policy.allowValidValueTransforms,
-			});
-	changes.push(...preprocessed.changes);
-	const observations: RepairObservation[] = preprocessed.observations.map((ruleId) => ({
-		channel: "tool",
-		stage: "valid-value",
-		ruleId,
-		toolName,
-		outcome: "detected",
-	}));
-
-	const judged = config.strictSampling === true ? withoutOmittedNulls(schema, preprocessed.value) : preprocessed.value;
-	const run = finish(judged, changes, observations, config);
+	const observations: RepairObservation[] = [];
+	const preprocessed = preprocess(shim.value, config, policy, changes, observations);
+	const run = finish(judge(preprocessed, config), changes, observations, config, policy);
 	for (const observation of observations) notify(config.onObservation, observation);
 	return run;
+}
+
+/** Stage 4, skipped outright when the probe proves it a no-op; appends its changes and observations. */
+function preprocess(
+	value: unknown,
+	config: RepairPipelineConfig,
+	policy: RepairPolicy,
+	changes: RepairChange[],
+	observations: RepairObservation[],
+): unknown {
+	const preprocessors = config.preprocessors ?? [];
+	if (preprocessors.length === 0 || preprocessingIsNoop(preprocessors, value, config.modelId)) return value;
+	const result = preprocessInput({
+		input: value,
+		toolName: config.toolName,
+		preprocessors,
+		...(config.modelId === undefined ? {} : { modelId: config.modelId }),
+		allowValidValueTransforms: policy.allowValidValueTransforms,
+	});
+	changes.push(...result.changes);
+	for (const ruleId of result.observations) {
+		if (observations.some((observation) => observation.ruleId === ruleId)) continue;
+		observations.push({
+			channel: "tool",
+			stage: "valid-value",
+			ruleId,
+			toolName: config.toolName,
+			outcome: "detected",
+		});
+	}
+	return result.value;
+}
+
+/** Under strict sampling, nulls at optional properties are judged as omitted (decisions §3.3). */
+function judge(value: unknown, config: RepairPipelineConfig): unknown {
+	return config.strictSampling === true ? withoutOmittedNulls(config.schema, value) : value;
+}
+
+const ROOT_REPAIRS = new Set(["wrapRootStringAsObject", "parseJsonStringifiedRootObject"]);
+
+function runEngine(value: unknown, config: RepairPipelineConfig): EngineResult | undefined {
+	try {
+		return runSchemaRepair({
+			value,
+			schema: config.schema,
+			toolName: config.toolName,
+			config: config.legacyConfig ?? {},
+		});
+	} catch {
+		return undefined;
+	}
 }
 
 /** Stages 5–7: engine, then our conversion and the final check. */
@@ -144,23 +175,31 @@ function finish(
 	changes: RepairChange[],
 	observations: RepairObservation[],
 	config: RepairPipelineConfig,
+	policy: RepairPolicy,
 ): DownstreamResult {
-	const { toolName, schema } = config;
-	let engine: EngineResult;
-	try {
-		engine = runSchemaRepair({ value, schema, toolName, config: config.legacyConfig ?? {} });
-	} catch {
-		return failed(config, value, observations);
-	}
+	const engine = runEngine(value, config);
+	if (engine === undefined) return failed(config, value, observations);
 	if (engine.outcome === "unrepairable") return failed(config, value, observations, engine);
-	for (const change of engine.changes)
-		changes.push({ ruleId: change.ruleId, stage: "schema-repair", note: change.note });
+	appendEngineChanges(changes, engine);
+
+	let args = engine.args;
+	// A root repair builds the argument object only now, after preprocessing ran on a bare string.
+	// Preprocess that object too, so the result is what a direct call with it would give (idempotence).
+	if (isRecord(args) && engine.changes.some((change) => ROOT_REPAIRS.has(change.ruleId))) {
+		const reprocessed = judge(preprocess(args, config, policy, changes, observations), config);
+		if (reprocessed !== args) {
+			const second = runEngine(reprocessed, config);
+			if (second === undefined || second.outcome === "unrepairable") return failed(config, value, observations);
+			appendEngineChanges(changes, second);
+			args = second.args;
+		}
+	}
 	if (changes.length === 0) return { outcome: "valid", args: value, changes, observations };
 
 	let final: unknown;
 	try {
-		final = convertToSchema(schema, engine.args);
-		if (!check(schema, final)) return failed(config, value, observations, engine);
+		final = convertToSchema(config.schema, args);
+		if (!check(config.schema, final)) return failed(config, value, observations, engine);
 		// The repaired value must share nothing with the caller's input.
 		final = cloneJson(final);
 	} catch {
@@ -170,6 +209,11 @@ function finish(
 	if (engine.issueSummary !== undefined) result.issueSummary = engine.issueSummary;
 	if (engine.fingerprint !== undefined) result.fingerprint = engine.fingerprint;
 	return result;
+}
+
+function appendEngineChanges(changes: RepairChange[], engine: EngineResult): void {
+	for (const change of engine.changes)
+		changes.push({ ruleId: change.ruleId, stage: "schema-repair", note: change.note });
 }
 
 /**

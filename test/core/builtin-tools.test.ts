@@ -164,6 +164,15 @@ describe("engine repairs enabled by the tables (§8.5)", () => {
 		expect(ruleIds(result)).toEqual(["wrapRootStringAsObject", "unwrapMarkdownAutoLink"]);
 	});
 
+	it("preprocesses the object a root string was wrapped into, so the result is stable on a second run", () => {
+		const result = builtin("find", "^*.ts$", { modelId: "glm-4.6" });
+		expect(result.args).toEqual({ pattern: "*.ts" });
+		expect(ruleIds(result)).toEqual(["wrapRootStringAsObject", "stripAnchorBleed"]);
+		const again = builtin("find", result.args, { modelId: "glm-4.6" });
+		expect(again.outcome).toBe("valid");
+		expect(again.args).toBe(result.args);
+	});
+
 	it("unwraps an auto-linked path through the facade's pathFields (74)", () => {
 		const result = facade("read", { path: "/home/x/[notes.md](http://notes.md)" });
 		expect(result.outcome).toBe("repaired");

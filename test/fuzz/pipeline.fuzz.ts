@@ -1,0 +1,220 @@
+/**
+ * Seeded fuzz campaign for runRepairPipeline (core-contract §7).
+ *
+ * `npm run test:fuzz` runs PI_REPAIR_FUZZ_CASES cases (default 2000) from
+ * PI_REPAIR_FUZZ_SEED (default 0x5eedc0de) against the eight built-in tables
+ * and a bare `{path: string}` schema with the contract's tight limits.
+ * Inputs mix valid and malformed calls, hostile JSON (`__proto__`,
+ * `constructor`, NUL), nested JSON text and truncated JSON. A violation
+ * prints the seed, the case count, fast-check's replay path and a readable
+ * dump of the shrunk input.
+ */
+import { inspect } from "node:util";
+import fc from "fast-check";
+import { Type } from "typebox";
+import { Compile } from "typebox/compile";
+import { describe, expect, it } from "vitest";
+import {
+	BUILTIN_TOOL_NAMES,
+	type BuiltinToolName,
+	PIPELINE_PREPROCESSORS,
+	REPAIR_CONFIGS,
+} from "../../src/core/builtin-tables.ts";
+import { jsonEqual } from "../../src/core/clone.ts";
+import { recoverEnvelope } from "../../src/core/envelope.ts";
+import { runRepairPipeline } from "../../src/core/pipeline.ts";
+import type { RepairPipelineConfig, RepairPipelineLimits, TSchema } from "../../src/core/types.ts";
+import { anyInput, hostileJson, modelId, policyProfile, truncatedJsonText } from "../support/arbitraries.ts";
+import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
+import { deepFreeze } from "../support/pipeline-helpers.ts";
+
+const SEED = Number(process.env.PI_REPAIR_FUZZ_SEED ?? 0x5eedc0de);
+const CASES = Number(process.env.PI_REPAIR_FUZZ_CASES ?? 2000);
+
+const PATH_SCHEMA = Type.Object({ path: Type.String() });
+// The contract's campaign limits, except the work-time bound: on a loaded machine a 25 ms budget can
+// run out mid-decode and make two identical runs differ, which is the bound working, not a violation.
+const FUZZ_LIMITS: RepairPipelineLimits = {
+	maxInputBytes: 32768,
+	maxNestingDepth: 16,
+	maxDecodeAttempts: 3,
+	maxCandidates: 4,
+	maxWorkMs: 1000,
+};
+const BUILTIN_LIMITS: RepairPipelineLimits = { maxWorkMs: 1000 };
+
+type Target = BuiltinToolName | "path-tool";
+const TARGETS: readonly Target[] = [...BUILTIN_TOOL_NAMES, "path-tool"];
+
+function schemaOf(target: Target): TSchema {
+	return target === "path-tool" ? PATH_SCHEMA : BUILTIN_SCHEMAS[target];
+}
+
+const checkers = new Map<Target, ReturnType<typeof Compile>>(TARGETS.map((t) => [t, Compile(schemaOf(t))]));
+
+function configFor(
+	target: Target,
+	model: string | undefined,
+	policy: RepairPipelineConfig["policy"],
+): RepairPipelineConfig {
+	if (target === "path-tool") {
+		return { toolName: "path-tool", schema: PATH_SCHEMA, limits: FUZZ_LIMITS, policy, legacyConfig: {} };
+	}
+	return {
+		toolName: target,
+		schema: BUILTIN_SCHEMAS[target],
+		preprocessors: PIPELINE_PREPROCESSORS[target],
+		legacyConfig: REPAIR_CONFIGS[target],
+		limits: BUILTIN_LIMITS,
+		policy,
+		...(model === undefined ? {} : { modelId: model }),
+	};
+}
+
+const caseArbitrary = fc.constantFrom(...TARGETS).chain((target) =>
+	fc.record({
+		target: fc.constant(target),
+		input: fc.oneof(
+			{ weight: 4, arbitrary: anyInput(target === "path-tool" ? "read" : target) },
+			{ weight: 1, arbitrary: hostileJson },
+			{ weight: 1, arbitrary: truncatedJsonText },
+		),
+		model: modelId,
+		policy: policyProfile,
+	}),
+);
+
+type FuzzCase = { target: Target; input: unknown; model: string | undefined; policy: RepairPipelineConfig["policy"] };
+
+function run(fuzz: FuzzCase, extras: Partial<RepairPipelineConfig> = {}) {
+	return runRepairPipeline({
+		input: fuzz.input,
+		config: { ...configFor(fuzz.target, fuzz.model, fuzz.policy), ...extras },
+	});
+}
+
+function schemaProperties(target: Target): Set<string> {
+	const properties = (schemaOf(target) as { properties?: Record<string, unknown> }).properties ?? {};
+	return new Set(Object.keys(properties));
+}
+
+/** Every §7 invariant for one case; throws on the first violation. */
+function checkInvariants(fuzz: FuzzCase): void {
+	const snapshot = structuredClone(fuzz.input);
+	deepFreeze(fuzz.input);
+	const checker = checkers.get(fuzz.target) as ReturnType<typeof Compile>;
+
+	// 1. Never throws.
+	const result = run(fuzz);
+
+	// 2. Never mutates the input; the envelope is repeatable.
+	expect(fuzz.input).toEqual(snapshot);
+	const limits = fuzz.target === "path-tool" ? FUZZ_LIMITS : BUILTIN_LIMITS;
+	expect(recoverEnvelope(fuzz.input, limits)).toEqual(recoverEnvelope(fuzz.input, limits));
+
+	// 3. No prototype pollution.
+	expect(Object.keys(Object.prototype)).toEqual([]);
+	expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+
+	// 4. Strictly valid input is preserved unless a configured preprocessor changed it.
+	if (checker.Check(fuzz.input)) {
+		if (result.outcome === "valid") expect(result.args).toBe(fuzz.input);
+		else {
+			expect(result.outcome).toBe("repaired");
+			for (const change of result.changes) {
+				expect(change.stage === "preprocess" || change.ruleId === "unwrapMarkdownAutoLink").toBe(true);
+			}
+		}
+	}
+
+	// 5. Every change is reported with a rule ID and a note.
+	for (const change of result.changes) {
+		expect(change.ruleId).not.toBe("");
+		expect(change.note).not.toBe("");
+	}
+
+	// 6. Repaired passes the schema; unrepairable claims nothing and keeps the input.
+	if (result.outcome === "repaired") {
+		expect(checker.Check(result.args)).toBe(true);
+		expect(result.changes.length).toBeGreaterThan(0);
+		expect(result.args).not.toBe(fuzz.input);
+	} else {
+		expect(result.changes).toEqual([]);
+		if (result.outcome === "unrepairable") {
+			expect(result.args).toBe(fuzz.input);
+			expect(result.retryMessage).toBeDefined();
+		} else expect(result.args).toBe(fuzz.input);
+	}
+
+	// 7. Deterministic and idempotent.
+	expect(run(fuzz)).toEqual(result);
+	if (result.outcome === "repaired") {
+		const again = run({ ...fuzz, input: result.args });
+		expect(again.outcome).toBe("valid");
+		expect(again.args).toBe(result.args);
+	}
+
+	// 8. Failing callbacks and a failing owner shim never change the verdict.
+	const hostile = run(fuzz, {
+		onObservation: () => {
+			throw new Error("observer");
+		},
+		onOutcome: () => {
+			throw new Error("outcome");
+		},
+		ownerPrepareArguments: () => {
+			throw new Error("shim");
+		},
+	});
+	expect(hostile).toEqual(result);
+
+	// 9. Unconfigured top-level keys are never transformed (token cleanup on glm models rewrites keys by design).
+	const gatedTokens = typeof fuzz.model === "string" && /glm/i.test(fuzz.model);
+	if (result.outcome === "repaired" && !gatedTokens && isPlain(fuzz.input) && isPlain(result.args)) {
+		const known = schemaProperties(fuzz.target);
+		for (const key of Object.keys(fuzz.input)) {
+			if (known.has(key) || !Object.hasOwn(result.args, key)) continue;
+			expect(jsonEqual(result.args[key], fuzz.input[key])).toBe(true);
+		}
+	}
+}
+
+function describeError(error: unknown): string {
+	if (!(error instanceof Error)) return String(error);
+	const { actual, expected } = error as Error & { actual?: unknown; expected?: unknown };
+	const detail =
+		actual === undefined && expected === undefined
+			? ""
+			: `\n  actual:   ${inspect(actual, { depth: 8 })}\n  expected: ${inspect(expected, { depth: 8 })}`;
+	return `${error.message}${detail}\n${error.stack?.split("\n").slice(1, 4).join("\n") ?? ""}`;
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+describe(`pipeline fuzz campaign (seed 0x${SEED.toString(16)}, ${CASES} cases)`, () => {
+	it("holds every §7 invariant", () => {
+		const started = Date.now();
+		const outcome = fc.check(
+			fc.property(caseArbitrary, (fuzz) => {
+				checkInvariants(fuzz);
+			}),
+			{ seed: SEED, numRuns: CASES },
+		);
+		const seconds = ((Date.now() - started) / 1000).toFixed(1);
+		if (outcome.failed) {
+			const shrunk = outcome.counterexample?.[0];
+			const report = [
+				`pipeline fuzz violation after ${outcome.numRuns} of ${CASES} cases (seed ${SEED} = 0x${SEED.toString(16)}, ${seconds}s)`,
+				`replay: PI_REPAIR_FUZZ_SEED=${SEED} PI_REPAIR_FUZZ_CASES=${CASES} npm run test:fuzz   (fast-check path ${outcome.counterexamplePath})`,
+				`shrunk case: ${inspect(shrunk, { depth: 12, breakLength: 120 })}`,
+				`as JSON: ${JSON.stringify(shrunk?.input) ?? String(shrunk?.input)}`,
+				`error: ${describeError(outcome.errorInstance)}`,
+			].join("\n");
+			console.error(report);
+			throw new Error(report);
+		}
+		console.log(`pipeline fuzz: ${outcome.numRuns} cases, seed ${SEED}, 0 violations, ${seconds}s`);
+	});
+});
