@@ -113,9 +113,10 @@ export function lineStarts(text: string): number[] {
 }
 
 /**
- * The text with only ASCII letters lower-cased, so offsets stay valid (full
- * Unicode lower-casing can change the length). Used for case-insensitive
- * literal search: search the lowered copy with a lower-case needle.
+ * The text lower-cased with every offset kept: `toLowerCase` when it keeps
+ * the length, else only the ASCII letters (full Unicode lower-casing can grow
+ * a string, e.g. U+0130). Used for case-insensitive literal search: search
+ * the lowered copy with a lower-case ASCII needle.
  */
 export function asciiLowerCase(text: string): string {
 	let upper = false;
@@ -127,6 +128,10 @@ export function asciiLowerCase(text: string): string {
 		}
 	}
 	if (!upper) return text;
+	// Lower-casing never shortens a string; an equal length means every
+	// character mapped to one of the same width, so offsets still line up.
+	const full = text.toLowerCase();
+	if (full.length === text.length) return full;
 	const parts: string[] = [];
 	let chunkStart = 0;
 	for (let i = 0; i < text.length; i++) {
@@ -158,9 +163,7 @@ export function lowerTextOf(context: ScanContext): string {
 
 export type BracketKind = "{" | "[" | "(";
 
-const CLOSER: Record<BracketKind, number> = { "{": 125, "[": 93, "(": 41 };
 const OPENER: Record<BracketKind, number> = { "{": 123, "[": 91, "(": 40 };
-const KINDS: readonly BracketKind[] = ["{", "[", "("];
 
 /** A balanced span: `text.slice(start, end)` starts with the opener and ends with its closer. */
 export interface BalancedSpan {
@@ -173,6 +176,26 @@ export interface BalancedSpan {
 const WORK_PER_CHAR = 12;
 const WORK_FLOOR = 1 << 16;
 
+/** A growable stack of offsets on a typed array (plain array pushes are slow under memory pressure). */
+class OffsetStack {
+	items = new Int32Array(64);
+	size = 0;
+
+	push(value: number): void {
+		if (this.size === this.items.length) {
+			const grown = new Int32Array(this.items.length * 2);
+			grown.set(this.items);
+			this.items = grown;
+		}
+		this.items[this.size++] = value;
+	}
+
+	/** The popped offset, or -1 when empty. */
+	pop(): number {
+		return this.size === 0 ? -1 : (this.items[--this.size] ?? -1);
+	}
+}
+
 /**
  * Finds matching closers in one text. Every walk records the matches of all
  * three bracket kinds it sees outside quotes (a walk that starts outside a
@@ -182,12 +205,15 @@ const WORK_FLOOR = 1 << 16;
  */
 export class BracketMatcher {
 	readonly text: string;
-	private readonly known: Record<BracketKind, Map<number, number>>;
+	/**
+	 * Per offset (an offset holds at most one opener): 0 unknown, -1 never
+	 * closed, else the offset just after its closer. Allocated on first use.
+	 */
+	private known: Int32Array | undefined;
 	private budget: number;
 
 	constructor(text: string) {
 		this.text = text;
-		this.known = { "{": new Map(), "[": new Map(), "(": new Map() };
 		this.budget = text.length * WORK_PER_CHAR + WORK_FLOOR;
 	}
 
@@ -196,50 +222,76 @@ export class BracketMatcher {
 	 * is not closed before `limit`. `text[open]` must be the opener of `kind`.
 	 */
 	closeOf(kind: BracketKind, open: number, limit = this.text.length): number {
-		const text = this.text;
-		if (text.charCodeAt(open) !== OPENER[kind]) return -1;
-		const memo = this.known[kind].get(open);
-		if (memo !== undefined) return memo === -1 || memo > limit ? -1 : memo;
-		return this.walk(kind, open, limit);
+		if (this.text.charCodeAt(open) !== OPENER[kind]) return -1;
+		const memo = this.known?.[open] ?? 0;
+		if (memo !== 0) return memo === -1 || memo > limit ? -1 : memo;
+		return this.walk(OPENER[kind], open, Math.min(limit, this.text.length));
 	}
 
-	private walk(kind: BracketKind, open: number, limit: number): number {
+	private walk(opener: number, open: number, end: number): number {
 		const text = this.text;
-		const end = Math.min(limit, text.length);
-		const stacks: Record<BracketKind, number[]> = { "{": [], "[": [], "(": [] };
+		this.known ??= new Int32Array(text.length);
+		const known = this.known;
+		const braces = new OffsetStack();
+		const brackets = new OffsetStack();
+		const parens = new OffsetStack();
+		const primary = opener === 123 ? braces : opener === 91 ? brackets : parens;
 		let quote = 0;
+		// The walk may not spend more than what is left of the text's budget.
+		const stop = Math.min(end, open + Math.max(0, this.budget));
 		let i = open;
-		let result = -1;
-		for (; i < end; i++) {
-			if (this.budget-- <= 0) return -1;
+		for (; i < stop; i++) {
 			const c = text.charCodeAt(i);
 			if (quote !== 0) {
 				if (c === 92) i++;
 				else if (c === quote) quote = 0;
 				continue;
 			}
-			if (c === 34 || c === 39) {
-				quote = c;
-				continue;
-			}
-			for (const k of KINDS) {
-				if (c === OPENER[k]) {
-					stacks[k].push(i);
-				} else if (c === CLOSER[k]) {
-					const from = stacks[k].pop();
-					if (from !== undefined) this.known[k].set(from, i + 1);
+			switch (c) {
+				case 34:
+				case 39:
+					quote = c;
+					continue;
+				case 123:
+					braces.push(i);
+					continue;
+				case 91:
+					brackets.push(i);
+					continue;
+				case 40:
+					parens.push(i);
+					continue;
+				case 125: {
+					const from = braces.pop();
+					if (from !== -1) known[from] = i + 1;
+					break;
 				}
+				case 93: {
+					const from = brackets.pop();
+					if (from !== -1) known[from] = i + 1;
+					break;
+				}
+				case 41: {
+					const from = parens.pop();
+					if (from !== -1) known[from] = i + 1;
+					break;
+				}
+				default:
+					continue;
 			}
-			if (stacks[kind].length === 0) {
-				result = i + 1;
-				break;
+			if (primary.size === 0) {
+				this.budget -= i + 1 - open;
+				return i + 1;
 			}
 		}
-		if (result === -1 && end === text.length) {
+		this.budget -= stop - open;
+		if (stop === text.length) {
 			// Reached the end of the text: openers still open there never close.
-			for (const k of KINDS) for (const from of stacks[k]) this.known[k].set(from, -1);
+			for (const stack of [braces, brackets, parens]) {
+				for (let k = 0; k < stack.size; k++) known[stack.items[k] ?? 0] = -1;
+			}
 		}
-		return result;
+		return -1;
 	}
 }
 
