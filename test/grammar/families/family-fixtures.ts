@@ -167,3 +167,42 @@ export function describeAdversarial(family: string, parser: FamilyParser, units:
 		});
 	});
 }
+
+function isPlainRecord(value: unknown): boolean {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Random soups of a family's tokens, JSON punctuation and short strings:
+ * every candidate has a range inside the text, a call has a non-blank name
+ * and an argument object, a strip-only marker has neither.
+ */
+export function describeTokenSoup(family: string, parser: FamilyParser, tokens: readonly string[]): void {
+	describe(`${family} on token soup`, () => {
+		const piece = fc.oneof(
+			fc.constantFrom(...tokens),
+			fc.constantFrom("{", "}", "[", "]", "(", ")", '"', "'", ":", ",", "\n", " ", "```", "\\"),
+			fc.string({ maxLength: 6 }),
+		);
+		it("keeps every candidate well-formed", () => {
+			fc.assert(
+				fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+					const text = pieces.join("");
+					for (const candidate of runParser(parser, text)) {
+						expect(candidate.start).toBeGreaterThanOrEqual(0);
+						expect(candidate.end).toBeGreaterThan(candidate.start);
+						expect(candidate.end).toBeLessThanOrEqual(text.length);
+						expect(isPlainRecord(candidate.arguments)).toBe(true);
+						if (candidate.stripOnly) {
+							expect(candidate.name).toBe("");
+							expect(candidate.arguments).toEqual({});
+						} else {
+							expect(candidate.name.trim()).not.toBe("");
+						}
+					}
+				}),
+				{ numRuns: 400 },
+			);
+		});
+	});
+}

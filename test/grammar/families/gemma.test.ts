@@ -5,6 +5,7 @@ import {
 	describeAdversarial,
 	describeFixtures,
 	describeRoundTrip,
+	describeTokenSoup,
 	describeTruncation,
 	runParser,
 } from "./family-fixtures.ts";
@@ -78,4 +79,16 @@ describeAdversarial("gemma", parseGemma, [
 	'<|tool_call>call:x{a:<|"|>',
 	"<|tool_call>call:x{a:[",
 	"<tool_call|>",
+]);
+describeTokenSoup("gemma", parseGemma, [
+	"<|tool_call>",
+	"<tool_call|>",
+	"call:read",
+	'<|"|>',
+	"path:",
+	"{",
+	"}",
+	'{"name":"read","arguments":{"path":"a"}}',
+	"true",
+	"-1.5",
 ]);

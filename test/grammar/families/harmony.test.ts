@@ -5,6 +5,7 @@ import {
 	describeAdversarial,
 	describeFixtures,
 	describeRoundTrip,
+	describeTokenSoup,
 	describeTruncation,
 	runParser,
 } from "./family-fixtures.ts";
@@ -102,4 +103,21 @@ describeAdversarial("harmony", parseHarmony, [
 	"<|channel|>commentary to=functions.x<|message|>{",
 	"<|channel|>commentary to=functions.x ",
 	"<|message|>{",
+]);
+describeTokenSoup("harmony", parseHarmony, [
+	"<|start|>",
+	"assistant",
+	"<|channel|>",
+	"commentary",
+	"analysis",
+	"final",
+	" to=functions.read",
+	" to=functions.",
+	"<|constrain|>",
+	"json",
+	"<|message|>",
+	"<|call|>",
+	"<|end|>",
+	"<|return|>",
+	'{"path":"a"}',
 ]);

@@ -5,6 +5,7 @@ import {
 	describeAdversarial,
 	describeFixtures,
 	describeRoundTrip,
+	describeTokenSoup,
 	describeTruncation,
 	runParser,
 } from "./family-fixtures.ts";
@@ -72,4 +73,15 @@ describeAdversarial("kimi", parseKimi, [
 	"<|tool_calls_section_begin|>",
 	"<|tool_call_begin|>x<|tool_call_argument_begin|>{",
 	"<|tool_calls_section_begin|><|tool_call_begin|>",
+]);
+describeTokenSoup("kimi", parseKimi, [
+	"<|tool_calls_section_begin|>",
+	"<|tool_call_section_end|>",
+	"<|tool_calls_section_end|>",
+	"<|tool_call_begin|>",
+	"<|tool_call_argument_begin|>",
+	"<|tool_call_end|>",
+	"functions.read:0",
+	"call_1",
+	'{"path":"a"}',
 ]);

@@ -6,6 +6,7 @@ import {
 	describeAdversarial,
 	describeFixtures,
 	describeRoundTrip,
+	describeTokenSoup,
 	describeTruncation,
 	runParser,
 } from "./family-fixtures.ts";
@@ -65,4 +66,13 @@ describeAdversarial("llama", parseLlama, [
 	"<|python_tag|>a(",
 	"<|python_tag|>a(\n",
 	'{"name": "a", "parameters": {',
+]);
+describeTokenSoup("llama", parseLlama, [
+	"<|python_tag|>",
+	"<|eom_id|>",
+	'{"name":"read"',
+	'"parameters":',
+	'{"path":"a"}',
+	'ls(path="a")',
+	"x=",
 ]);

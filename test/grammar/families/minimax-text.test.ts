@@ -5,6 +5,7 @@ import {
 	describeAdversarial,
 	describeFixtures,
 	describeRoundTrip,
+	describeTokenSoup,
 	describeTruncation,
 	runParser,
 } from "./family-fixtures.ts";
@@ -52,4 +53,12 @@ describeAdversarial("minimax-text", parseMinimaxText, [
 	"<function_call>functions.a(",
 	"functions.",
 	"<function_call>```typescript\nfunctions.a({",
+]);
+describeTokenSoup("minimax-text", parseMinimaxText, [
+	"<function_call>",
+	"</function_call>",
+	"functions.read(",
+	"functions.",
+	"```typescript\n",
+	'{"path":"a"}',
 ]);

@@ -8,6 +8,7 @@ import {
 	describeAdversarial,
 	describeFixtures,
 	describeRoundTrip,
+	describeTokenSoup,
 	describeTruncation,
 	runParser,
 } from "./family-fixtures.ts";
@@ -87,4 +88,14 @@ describeAdversarial("mistral", parseMistral, [
 	"[TOOL_CALLS] [{",
 	"[TOOL_CALLS]a[CALL_ID]",
 	'[TOOL_CALLS]a[ARGS]{"',
+]);
+describeTokenSoup("mistral", parseMistral, [
+	"[TOOL_CALLS]",
+	"[CALL_ID]",
+	"[ARGS]",
+	'{"name":"read"',
+	'"arguments":',
+	'{"path":"a"}',
+	"read",
+	'[{"name":',
 ]);

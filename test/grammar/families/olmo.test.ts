@@ -5,6 +5,7 @@ import {
 	describeAdversarial,
 	describeFixtures,
 	describeRoundTrip,
+	describeTokenSoup,
 	describeTruncation,
 	runParser,
 } from "./family-fixtures.ts";
@@ -48,4 +49,13 @@ describeAdversarial("olmo", parseOlmo, [
 	"<function_calls>\na(\n",
 	"a(\n",
 	'<function_calls>\na(x="',
+]);
+describeTokenSoup("olmo", parseOlmo, [
+	"<function_calls>",
+	"</function_calls>",
+	'ls(path="a")',
+	"read(",
+	"x=True",
+	"None",
+	"\n",
 ]);
