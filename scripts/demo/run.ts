@@ -197,6 +197,7 @@ function reportCall(
 			rules: undefined,
 			notes: [],
 			tool: "-",
+			error: [],
 			problems: [
 				scripted === undefined ? "no call was promoted from the text" : "the call is missing from the session",
 			],
