@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseGemma } from "../../../src/grammar/families/gemma.ts";
+import { recoverGrammarLeaks } from "../../../src/grammar/index.ts";
+import type { MinimalAssistantMessage } from "../../../src/grammar/types.ts";
 import * as renderer from "../render/gemma.ts";
 import {
 	describeAdversarial,
@@ -92,3 +94,32 @@ describeTokenSoup("gemma", parseGemma, [
 	"true",
 	"-1.5",
 ]);
+
+describe("gemma through the recovery driver", () => {
+	const message = (text: string): MinimalAssistantMessage => ({
+		role: "assistant",
+		content: [{ type: "text", text }],
+		stopReason: "stop",
+	});
+	const options = { mode: "recover" as const, knownTools: new Set(["read"]), now: () => 0 };
+
+	it("promotes a native call to a real tool call", () => {
+		const result = recoverGrammarLeaks(message(`On it.\n${block('call:read{path:<|"|>a.md<|"|>,limit:3}')}`), options);
+		expect(result.promoted).toBe(true);
+		expect(result.message.content).toEqual([
+			{ type: "text", text: "On it." },
+			{
+				type: "toolCall",
+				id: expect.stringMatching(/^tool_repair_gemma_/),
+				name: "read",
+				arguments: { path: "a.md", limit: 3 },
+			},
+		]);
+	});
+
+	it("removes a dangling opener but never turns it into a call", () => {
+		const result = recoverGrammarLeaks(message('On it.\n<|tool_call>call:read{path:<|"|>a.m'), options);
+		expect(result).toMatchObject({ changed: true, promoted: false });
+		expect(result.message.content).toEqual([{ type: "text", text: 'On it.\ncall:read{path:<|"|>a.m' }]);
+	});
+});

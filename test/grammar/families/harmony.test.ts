@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseHarmony } from "../../../src/grammar/families/harmony.ts";
+import { recoverGrammarLeaks } from "../../../src/grammar/index.ts";
+import type { MinimalAssistantMessage } from "../../../src/grammar/types.ts";
 import * as renderer from "../render/harmony.ts";
 import {
 	describeAdversarial,
@@ -121,3 +123,45 @@ describeTokenSoup("harmony", parseHarmony, [
 	"<|return|>",
 	'{"path":"a"}',
 ]);
+
+describe("harmony through the recovery driver", () => {
+	const message = (text: string): MinimalAssistantMessage => ({
+		role: "assistant",
+		content: [{ type: "text", text }],
+		stopReason: "stop",
+	});
+	const options = { mode: "recover" as const, knownTools: new Set(["read"]), now: () => 0 };
+
+	it("promotes a commentary call to a real tool call", () => {
+		const result = recoverGrammarLeaks(
+			message(`Reading.\n${call("<|channel|>commentary to=functions.read")}`),
+			options,
+		);
+		expect(result.promoted).toBe(true);
+		expect(result.message.content).toEqual([
+			{ type: "text", text: "Reading." },
+			{
+				type: "toolCall",
+				id: expect.stringMatching(/^tool_repair_harmony_/),
+				name: "read",
+				arguments: { path: "README.md" },
+			},
+		]);
+	});
+
+	it("observes an analysis-channel call without promoting or stripping it", () => {
+		const input = message(call("<|channel|>analysis to=functions.read"));
+		const result = recoverGrammarLeaks(input, options);
+		expect(result).toMatchObject({ promoted: false, changed: false, observed: true, detectedGrammars: ["harmony"] });
+		expect(result.message).toBe(input);
+	});
+
+	it("strips a dangling function header in strip mode without promoting anything", () => {
+		const result = recoverGrammarLeaks(message("Checking.\n<|channel|>commentary to=functions.read"), {
+			...options,
+			mode: "strip",
+		});
+		expect(result).toMatchObject({ changed: true, promoted: false });
+		expect(result.message.content).toEqual([{ type: "text", text: "Checking." }]);
+	});
+});
