@@ -119,15 +119,6 @@ export function lineStarts(text: string): number[] {
  * the lowered copy with a lower-case ASCII needle.
  */
 export function asciiLowerCase(text: string): string {
-	let upper = false;
-	for (let i = 0; i < text.length; i++) {
-		const c = text.charCodeAt(i);
-		if (c >= CODE_A && c <= CODE_Z) {
-			upper = true;
-			break;
-		}
-	}
-	if (!upper) return text;
 	// Lower-casing never shortens a string; an equal length means every
 	// character mapped to one of the same width, so offsets still line up.
 	const full = text.toLowerCase();

@@ -97,8 +97,13 @@ function readParameters(
 	return { args, raw };
 }
 
-/** Every `<function=NAME>…</function>` element starting in `[from, to)` and closed by `to`. */
-export function qwenFunctionsIn(context: ScanContext, from: number, to: number): QwenFunction[] {
+/** Every `<function=NAME>…</function>` element starting in `[from, to)` and closed by `to`, except those `skip` rejects by start. */
+export function qwenFunctionsIn(
+	context: ScanContext,
+	from: number,
+	to: number,
+	skip?: (start: number) => boolean,
+): QwenFunction[] {
 	const { text } = context;
 	const index = indexOf(context);
 	const found: QwenFunction[] = [];
@@ -114,8 +119,10 @@ export function qwenFunctionsIn(context: ScanContext, from: number, to: number):
 		const close = firstAtOrAfter(index.functionClose, gt + 1);
 		const end = close + FUNCTION_CLOSE.length;
 		if (close === -1 || end > to) break;
-		const { args, raw } = readParameters(text, index, gt + 1, close);
-		found.push({ name: ident.name, arguments: args, rawArguments: raw, start: at, end });
+		if (!skip?.(at)) {
+			const { args, raw } = readParameters(text, index, gt + 1, close);
+			found.push({ name: ident.name, arguments: args, rawArguments: raw, start: at, end });
+		}
 		at = firstAtOrAfter(index.functionOpen, end);
 	}
 	return found;
@@ -131,8 +138,9 @@ export function qwenCandidate(fn: QwenFunction, start: number, end: number): Gra
 /** Bare function elements anywhere in the text, each ranged to itself. */
 export function parseQwen(context: ScanContext): GrammarCandidate[] {
 	const found: GrammarCandidate[] = [];
-	for (const fn of qwenFunctionsIn(context, 0, context.text.length)) {
-		if (!context.isInsideFence(fn.start)) found.push(qwenCandidate(fn, fn.start, fn.end));
+	const fenced = (start: number) => context.isInsideFence(start);
+	for (const fn of qwenFunctionsIn(context, 0, context.text.length, fenced)) {
+		found.push(qwenCandidate(fn, fn.start, fn.end));
 	}
 	return found;
 }

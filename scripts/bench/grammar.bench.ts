@@ -1,0 +1,144 @@
+/**
+ * Grammar-leak parsing speed: `parseToolGrammarLeaks` over prose, prose with
+ * a leaked call every ~10 KB (cycling through all twelve families), and
+ * markdown full of fenced code blocks, at 10 KB, 100 KB and 1 MB, with MB/s
+ * and the scaling exponent of each size step (1.0 = linear). Then every
+ * family step on 1 MB adversarial inputs. Targets: exponent <= 1.1 at every
+ * step, 1 MB of fenced markdown under 20 ms.
+ *
+ * Run: `npm run bench -- grammar`.
+ */
+import { FAMILY_STEPS } from "../../src/grammar/families/index.ts";
+import { createScanContext } from "../../src/grammar/fences.ts";
+import { parseToolGrammarLeaks } from "../../src/grammar/index.ts";
+import { printTable, scalingExponent, timeOnce } from "./harness.ts";
+
+const KB = 1024;
+const SIZES = [10 * KB, 100 * KB, 1024 * KB] as const;
+
+/** A small deterministic generator, so every run scans the same text. */
+function random(seed: number): () => number {
+	let state = seed >>> 0;
+	return () => {
+		state = (state * 1664525 + 1013904223) >>> 0;
+		return state / 2 ** 32;
+	};
+}
+
+const WORDS = (
+	"the model reads a file then it writes the summary and runs tests; don't worry (it's fine) " +
+	"we check src/index.ts, README.md and package.json before we call it done: it's 5 steps"
+).split(" ");
+
+function prose(size: number, seed = 1): string {
+	const next = random(seed);
+	const parts: string[] = [];
+	let length = 0;
+	while (length < size) {
+		const word = WORDS[Math.floor(next() * WORDS.length)] ?? "x";
+		const sep = next() < 0.08 ? ".\n" : next() < 0.02 ? "\n\n" : " ";
+		parts.push(word, sep);
+		length += word.length + sep.length;
+	}
+	return parts.join("").slice(0, size);
+}
+
+const BAR = "\uff5c";
+const LEAKS: readonly string[] = [
+	`<${BAR}DSML${BAR}tool_calls>\n<${BAR}DSML${BAR}invoke name="read">\n<${BAR}DSML${BAR}parameter name="path" string="true">a.md</${BAR}DSML${BAR}parameter>\n</${BAR}DSML${BAR}invoke>\n</${BAR}DSML${BAR}tool_calls>`,
+	'<minimax:tool_call>\n<invoke name="read">\n<parameter name="path">a.md</parameter>\n</invoke>\n</minimax:tool_call>',
+	"<tool_call>\n<function=read>\n<parameter=path>a.md</parameter>\n</function>\n</tool_call>",
+	'<|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": "a.md"}<|tool_call_end|><|tool_calls_section_end|>',
+	'[TOOL_CALLS] [{"name": "read", "arguments": {"path": "a.md"}}]',
+	'<|python_tag|>{"name": "read", "parameters": {"path": "a.md"}}',
+	"<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>a.md</arg_value>\n</tool_call>",
+	'<tool_call>{"name": "read", "arguments": {"path": "a.md"}}</tool_call>',
+	'<function_call>```typescript\nfunctions.read({"path": "a.md"})\n```',
+	'<function_calls>\nread(path="a.md")\n</function_calls>',
+	'<|start|>assistant<|channel|>commentary to=functions.read <|constrain|>json<|message|>{"path":"a.md"}<|call|>',
+	'<|tool_call>call:read{path:<|"|>a.md<|"|>}<tool_call|>',
+];
+
+function proseWithLeaks(size: number): string {
+	const chunk = 10 * KB;
+	const parts: string[] = [];
+	let length = 0;
+	for (let i = 0; length < size; i++) {
+		const leak = LEAKS[i % LEAKS.length] ?? "";
+		const filler = prose(Math.max(0, chunk - leak.length), i + 7);
+		parts.push(filler, "\n", leak, "\n");
+		length += filler.length + leak.length + 2;
+	}
+	return parts.join("").slice(0, size);
+}
+
+function fencedMarkdown(size: number): string {
+	const block = [
+		"Here is how the call looks:",
+		"```xml",
+		"<tool_call>",
+		"<function=read>",
+		"<parameter=path>a.md</parameter>",
+		"</function>",
+		"</tool_call>",
+		"```",
+		"And in JSON:",
+		"```json",
+		'{"name": "read", "arguments": {"path": "a.md"}}',
+		"```",
+		"",
+	].join("\n");
+	return block.repeat(Math.ceil(size / block.length)).slice(0, size);
+}
+
+function mbPerSecond(bytes: number, ms: number): string {
+	return ms > 0 ? (bytes / (1024 * 1024) / (ms / 1000)).toFixed(1) : "inf";
+}
+
+const corpora: ReadonlyArray<readonly [string, (size: number) => string]> = [
+	["prose", (size) => prose(size)],
+	["prose + leak per 10 KB", proseWithLeaks],
+	["fenced markdown", fencedMarkdown],
+];
+
+const rows: string[][] = [];
+for (const [label, make] of corpora) {
+	let previous: { size: number; ms: number } | undefined;
+	for (const size of SIZES) {
+		const text = make(size);
+		const ms = timeOnce(() => parseToolGrammarLeaks(text), size >= 1024 * KB ? 5 : 15);
+		const calls = parseToolGrammarLeaks(text).length;
+		const exponent = previous ? scalingExponent(previous.size, previous.ms, size, ms).toFixed(2) : "-";
+		rows.push([label, `${size / KB} KB`, ms.toFixed(2), mbPerSecond(size, ms), exponent, String(calls)]);
+		previous = { size, ms };
+	}
+}
+printTable("parseToolGrammarLeaks", ["corpus", "size", "ms", "MB/s", "exponent", "calls"], rows);
+
+const MB = 1024 * KB;
+const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
+const adversarial: ReadonlyArray<readonly [string, string]> = [
+	["<", fill("<")],
+	["[", fill("[")],
+	["{", fill("{")],
+	['"', fill('"')],
+	["'", fill("'")],
+	["|", fill("|")],
+	['{"name":…{ unclosed', fill('{"name": "a", "arguments": {')],
+	["f( per line", fill("f(\n")],
+	["dsml openers", fill(`<${BAR}DSML${BAR}tool_calls><${BAR}DSML${BAR}invoke name="a">`)],
+	["<tool_call> openers", fill("<tool_call><function=a><parameter=b>")],
+];
+const advRows: string[][] = [];
+for (const [label, text] of adversarial) {
+	const row = [label];
+	let worst = 0;
+	for (const step of FAMILY_STEPS) {
+		const ms = timeOnce(() => step.parse(createScanContext(text)), 3);
+		worst = Math.max(worst, ms);
+		row.push(ms.toFixed(0));
+	}
+	row.push(timeOnce(() => parseToolGrammarLeaks(text), 3).toFixed(0));
+	advRows.push(row);
+}
+printTable("1 MB adversarial input, ms per family step", ["input", ...FAMILY_STEPS.map((s) => s.id), "all"], advRows);
