@@ -42,6 +42,8 @@ export interface PiRunOptions {
 	/** Environment on top of the cleaned one (PI_TOOL_REPAIR_* and the like). */
 	env?: Record<string, string>;
 	timeoutMs?: number;
+	/** Load pi-repair-layer (default true); false shows what pi does alone. */
+	withLayer?: boolean;
 }
 
 function cleanEnvironment(): Record<string, string> {
@@ -71,8 +73,7 @@ export function runPi(options: PiRunOptions): Promise<PiRun> {
 		"-ne",
 		"-e",
 		SCRIPTED_PROVIDER,
-		"-e",
-		EXTENSION_ENTRY,
+		...(options.withLayer === false ? [] : ["-e", EXTENSION_ENTRY]),
 		"--provider",
 		"scripted",
 		"--model",

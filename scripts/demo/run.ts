@@ -14,7 +14,9 @@
  *
  * Exits 1 when any step did not end as expected, so it doubles as a smoke
  * test. Colour only when stdout is a terminal (and NO_COLOR is unset).
- * `--keep` leaves the temp folder in place and prints where it is.
+ * `--keep` leaves the temp folder in place and prints where it is;
+ * `--without-layer` runs the same script through pi alone, to show what the
+ * layer changes (most steps then fail, and the exit code says so).
  * No network, no API key; everything runs on Node 22 from the dev dependency.
  */
 import {
@@ -287,6 +289,7 @@ function printWorkspace(workspace: string): void {
 
 async function main(): Promise<number> {
 	const keep = process.argv.includes("--keep");
+	const withLayer = !process.argv.includes("--without-layer");
 	const started = performance.now();
 	const root = mkdtempSync(join(tmpdir(), "pi-repair-demo-"));
 	try {
@@ -299,13 +302,14 @@ async function main(): Promise<number> {
 		writeFileSync(settingsPath, `${JSON.stringify(DEMO_SETTINGS, null, "\t")}\n`);
 		const telemetryPath = join(root, "telemetry.jsonl");
 
-		const grammar = grammarAvailable();
+		const grammar = grammarAvailable() || !withLayer;
 		const steps = DEMO_STEPS.filter((step) => step.requires !== "grammar" || grammar);
 		const script: ScriptStep[] = [...steps.flatMap((step) => step.turns.map((turn) => turn.turn)), FINAL_TURN];
 		const scriptPath = join(root, "script.json");
 		writeFileSync(scriptPath, JSON.stringify(script, null, 2));
 
 		line(bold("pi-repair-layer demo: the real pi CLI, a scripted offline model, the classic mistakes"));
+		if (!withLayer) line(yellow("--without-layer: pi runs alone, so expect most steps to fail."));
 		line(dim(`model ${DEMO_MODEL} (scripted), settings ${JSON.stringify(DEMO_SETTINGS)}, workspace in a temp folder`));
 		if (!grammar) {
 			line(yellow("note: grammar-leak handling is not wired into this checkout yet, so the DSML step is left out."));
@@ -325,6 +329,7 @@ async function main(): Promise<number> {
 			prompt: "Show me the classic tool-call mistakes.",
 			args: ["--tools", "read,bash,edit,write,grep,find,ls"],
 			env,
+			withLayer,
 		});
 		const transcript = readTranscript(sessionDir);
 		const recordsRules = transcript.repairEntries.size > 0;
@@ -360,9 +365,16 @@ async function main(): Promise<number> {
 			model: DEMO_MODEL,
 			prompt: "/repair-stats",
 			env,
+			withLayer,
 		});
 		if (stats.stdout.includes(NO_STATS_COMMAND)) {
-			line(yellow("  /repair-stats is not registered in this checkout yet; the run's telemetry file holds:"));
+			line(
+				yellow(
+					withLayer
+						? "  /repair-stats is not registered in this checkout yet; the run's telemetry file holds:"
+						: "  /repair-stats comes with the layer; without it the telemetry file holds:",
+				),
+			);
 			const records = existsSync(telemetryPath) ? readFileSync(telemetryPath, "utf8").trim().split("\n") : [];
 			line(`  ${records.filter((record) => record !== "").length} record(s)`);
 		} else {
