@@ -130,6 +130,13 @@ describe("chaos run through the real pi CLI", () => {
 		expect(results.get("c-write-null")?.text ?? "").toContain("write");
 	});
 
+	it("adds the expected argument shape on the third identical failure only", () => {
+		expect(results.get("c-read-garbage")?.text).not.toContain("offset");
+		expect(results.get("c-read-garbage-2")?.text).not.toContain("offset");
+		const third = results.get("c-read-garbage-3")?.text ?? "";
+		for (const field of ["path", "offset", "limit"]) expect(third).toContain(field);
+	});
+
 	it("repairs a nested codemode call and notes it once on the parent result", () => {
 		const parent = results.get("c-codemode");
 		expect(parent, run.stdout).toBeDefined();
@@ -173,6 +180,8 @@ describe("chaos run through the real pi CLI", () => {
 			"envelope.unwrap-singleton-object-array",
 			"envelope.complete-truncated-object",
 			"envelope.decode-json",
+			"wrapRootStringAsObject",
+			"renameAliasedField",
 		]) {
 			expect([...rules], rule).toContain(rule);
 		}
