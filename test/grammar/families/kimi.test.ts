@@ -48,6 +48,13 @@ describe("kimi call ids (§9.10 case 64)", () => {
 });
 
 describe("kimi section boundaries", () => {
+	it("keeps markup-like text inside the arguments", () => {
+		const text = section("functions.grep:0", '{"pattern": "<div class=\\"x\\">", "path": "a < b"}');
+		expect(runParser(parseKimi, text)).toMatchObject([
+			{ name: "grep", arguments: { pattern: '<div class="x">', path: "a < b" } },
+		]);
+	});
+
 	it("shares one range between all calls of a section and ignores a second, unclosed section", () => {
 		const closed = section("functions.read:0", '{"path":"a"}');
 		const text = `${closed}\n<|tool_calls_section_begin|><|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{}`;

@@ -2,9 +2,8 @@
  * Writes a call in Kimi's sentinel-token grammar, for the round-trip property
  * test (`render` a call, parse it back equal).
  *
- * Limits (`renderable`): the name is an identifier that is not an OpenAI-style
- * call id, and no argument text contains `<` (the ID and the argument text
- * end at Kimi's tokens).
+ * Limits (`renderable`): the name is an identifier, and the argument text holds
+ * no `<|` (a Kimi token inside it would end the call early).
  */
 export interface RenderableCall {
 	name: string;
@@ -14,7 +13,7 @@ export interface RenderableCall {
 const IDENTIFIER = /^[A-Za-z_][\w.-]*$/;
 
 export function renderable(call: RenderableCall): boolean {
-	return IDENTIFIER.test(call.name) && !JSON.stringify(call.arguments).includes("<");
+	return IDENTIFIER.test(call.name) && !JSON.stringify(call.arguments).includes("<|");
 }
 
 export function render(call: RenderableCall): string {
