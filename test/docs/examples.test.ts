@@ -162,13 +162,21 @@ describe("docs/examples", () => {
 });
 
 describe("docs/tool-owner-integration.md", () => {
-	it("quotes only code that exists verbatim in docs/examples", () => {
-		const sources = exampleFiles.map((file) => readFileSync(join(examplesDir, file), "utf8"));
+	// Indentation is ignored: the markdown formatter re-indents code blocks.
+	const lines = (text: string): string =>
+		text
+			.split("\n")
+			.map((line) => line.trim())
+			.filter((line) => line !== "")
+			.join("\n");
+
+	it("quotes only code that exists verbatim (up to indentation) in docs/examples", () => {
+		const sources = exampleFiles.map((file) => lines(readFileSync(join(examplesDir, file), "utf8")));
 		const blocks = fencedBlocks(readDoc("docs/tool-owner-integration.md"), "ts");
 		expect(blocks.length).toBeGreaterThan(0);
 		for (const block of blocks) {
 			expect(
-				sources.some((source) => source.includes(block.trimEnd())),
+				sources.some((source) => source.includes(lines(block))),
 				block,
 			).toBe(true);
 		}
