@@ -112,6 +112,11 @@ function words(segment: string): string[] {
 	return out;
 }
 
+/** After the role or channel name, a header holds only a recipient and a content type. */
+function isHeaderTailWord(word: string): boolean {
+	return word.startsWith(RECIPIENT) || word === "json";
+}
+
 /** Reads the header opening with `<|start|>` or `<|channel|>` at `at`; undefined when it is not one. */
 function readHeader(text: string, at: number): Header | undefined {
 	const header: Header = {
@@ -156,7 +161,12 @@ function readHeader(text: string, at: number): Header | undefined {
 			header.channel = parts[0] ?? "";
 		}
 		for (const word of parts) if (word.startsWith(RECIPIENT)) header.recipient = word.slice(RECIPIENT.length);
-		if (ends) return { ...header, cut: true, end: segStart + segment.trimEnd().length };
+		if (ends) {
+			// A header cut off by the end of the text is markup only while its words are header words.
+			const tail = token === "constrain" ? parts : parts.slice(1);
+			if (!tail.every(isHeaderTailWord)) return undefined;
+			return { ...header, cut: true, end: segStart + segment.trimEnd().length };
+		}
 		pos = next;
 	}
 	return undefined;
