@@ -1,0 +1,182 @@
+import { describe, expect, it } from "vitest";
+import type { RepairFeedback } from "../../src/core/types.ts";
+import {
+	createGrammarLeakHandler,
+	type GrammarLeakHandlerDeps,
+	grammarRecoveryNote,
+} from "../../src/extension/grammar-leaks.ts";
+import type { RepairDisplaySettings, TelemetryRecorder } from "../../src/extension/types.ts";
+
+const glmRead = "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>notes.md</arg_value>\n</tool_call>";
+
+interface Recorded {
+	kind: string;
+	event: unknown;
+}
+
+function setup(overrides: Partial<RepairDisplaySettings> = {}, deps: Partial<GrammarLeakHandlerDeps> = {}) {
+	const settings: RepairDisplaySettings = {
+		showIndicator: true,
+		showNotes: false,
+		grammarRecovery: "recover",
+		grammarAllowedTools: [],
+		policyProfile: "adaptive",
+		unknownGrammarText: "preserve",
+		...overrides,
+	};
+	const records: Recorded[] = [];
+	const telemetry: TelemetryRecorder = {
+		toolOutcome: (event) => records.push({ kind: "toolOutcome", event }),
+		toolObservation: (event) => records.push({ kind: "toolObservation", event }),
+		grammarRecovered: (event) => records.push({ kind: "recovered", event }),
+		grammarStripped: (event) => records.push({ kind: "stripped", event }),
+		grammarObserved: (event) => records.push({ kind: "observed", event }),
+	};
+	const promoted: Array<{ callId: string; toolName: string; feedback: RepairFeedback }> = [];
+	const handler = createGrammarLeakHandler({
+		settings: () => settings,
+		modelId: () => "glm-4.6",
+		activeTools: () => ["read", "bash"],
+		toolSchemas: () => new Map(),
+		telemetry,
+		onPromoted: (callId, toolName, feedback) => promoted.push({ callId, toolName, feedback }),
+		now: () => 0,
+		...deps,
+	});
+	return { handler, records, promoted };
+}
+
+const assistant = (text: string, stopReason = "stop") => ({
+	role: "assistant",
+	content: [{ type: "text", text: `Let me read that file.\n${text}` }],
+	stopReason,
+});
+
+describe("message_end grammar handler (extension-contract §2.2)", () => {
+	it("promotes a leak, reports it per call and hands the feedback to onPromoted", () => {
+		const { handler, records, promoted } = setup();
+		const out = handler(assistant(glmRead));
+		expect(out?.message.stopReason).toBe("toolUse");
+		expect(out?.message.content.at(-1)).toMatchObject({
+			type: "toolCall",
+			name: "read",
+			arguments: { path: "notes.md" },
+		});
+		expect(promoted).toEqual([
+			{
+				callId: "tool_repair_glm_0_0",
+				toolName: "read",
+				feedback: {
+					rules: ["grammarRecovery:glm"],
+					notes: [grammarRecoveryNote("glm", "read")],
+					stages: ["grammar"],
+					profile: "adaptive",
+					model: "glm-4.6",
+					outcome: "recovered",
+				},
+			},
+		]);
+		expect(records).toEqual([
+			{ kind: "recovered", event: { tool: "read", model: "glm-4.6", grammar: "glm", profile: "adaptive" } },
+		]);
+	});
+
+	it("writes a note that names the grammar and the tool and advises native tool calls", () => {
+		const note = grammarRecoveryNote("glm", "read");
+		expect(note).toContain("glm");
+		expect(note).toContain("read");
+		expect(note).toMatch(/native tool-calling/);
+	});
+
+	it("does nothing and records nothing when grammarRecovery is off", () => {
+		const { handler, records } = setup({ grammarRecovery: "off" });
+		expect(handler(assistant(glmRead))).toBeUndefined();
+		expect(records).toEqual([]);
+	});
+
+	it("ignores non-assistant messages and models that do not leak grammar", () => {
+		expect(setup().handler({ ...assistant(glmRead), role: "user" })).toBeUndefined();
+		const other = setup({}, { modelId: () => "claude-opus-4-8" });
+		expect(other.handler(assistant(glmRead))).toBeUndefined();
+		expect(other.records).toEqual([]);
+	});
+
+	it("strips without promoting on stopReason length and records one stripped event", () => {
+		const { handler, records, promoted } = setup();
+		const out = handler(assistant(glmRead, "length"));
+		expect(out?.message.content).toEqual([{ type: "text", text: "Let me read that file." }]);
+		expect(promoted).toEqual([]);
+		expect(records).toEqual([
+			{ kind: "stripped", event: { model: "glm-4.6", grammars: ["glm"], profile: "adaptive" } },
+		]);
+	});
+
+	it("records observed, and changes nothing, in observe mode", () => {
+		const { handler, records } = setup({ grammarRecovery: "observe" });
+		expect(handler(assistant(glmRead))).toBeUndefined();
+		expect(records).toEqual([
+			{ kind: "observed", event: { model: "glm-4.6", grammars: ["glm"], profile: "adaptive" } },
+		]);
+	});
+
+	it("records observed when the only detection is an unknown tool kept by the preserve policy (§9.10 case 58)", () => {
+		const { handler, records } = setup({ grammarRecovery: "strip" }, { activeTools: () => ["bash"] });
+		expect(handler(assistant(glmRead))).toBeUndefined();
+		expect(records.map((r) => r.kind)).toEqual(["observed"]);
+	});
+
+	it("lets a non-empty grammarAllowedTools replace the active tools (§9.10 case 60)", () => {
+		const { handler, promoted } = setup({ grammarAllowedTools: ["read"] }, { activeTools: () => [] });
+		handler(assistant(glmRead));
+		expect(promoted.map((p) => p.toolName)).toEqual(["read"]);
+	});
+
+	it("allows nothing when activeTools throws and no allow-list is set (§9.10 case 59)", () => {
+		const { handler, promoted } = setup(
+			{},
+			{
+				activeTools: () => {
+					throw new Error("old host");
+				},
+			},
+		);
+		expect(handler(assistant(glmRead))).toBeUndefined();
+		expect(promoted).toEqual([]);
+	});
+
+	it("types values from the tool schemas it is given", () => {
+		const schemas = new Map([["read", { type: "object", properties: { path: { type: "string" } } }]]);
+		const { handler } = setup({}, { toolSchemas: () => schemas });
+		const leak = "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>2024</arg_value>\n</tool_call>";
+		expect(handler(assistant(leak))?.message.content.at(-1)).toMatchObject({ arguments: { path: "2024" } });
+	});
+
+	it("never throws: failing settings, telemetry or hooks leave the message alone or still return it", () => {
+		const broken = setup(
+			{},
+			{
+				settings: () => {
+					throw new Error("boom");
+				},
+			},
+		);
+		expect(broken.handler(assistant(glmRead))).toBeUndefined();
+		const noisy = setup(
+			{},
+			{
+				onPromoted: () => {
+					throw new Error("hook");
+				},
+			},
+		);
+		expect(noisy.handler(assistant(glmRead))?.message.stopReason).toBe("toolUse");
+		expect(setup().handler(null)).toBeUndefined();
+		expect(setup().handler("text")).toBeUndefined();
+	});
+
+	it("keeps values out of telemetry", () => {
+		const { handler, records } = setup();
+		handler(assistant(glmRead));
+		expect(JSON.stringify(records)).not.toContain("notes.md");
+	});
+});
