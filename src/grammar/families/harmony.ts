@@ -20,7 +20,9 @@
  * answer and never a call; other channels are not calls. The body must be a
  * JSON object, used as the arguments as is. A function-addressed commentary
  * header whose body is missing or cut off is a dangling marker: a strip-only
- * candidate over the header (the half-written body text stays).
+ * candidate over the header (the half-written body text stays). A header cut
+ * off by the end of the text counts only while it holds nothing but header
+ * words (a recipient, `json`), so prose that merely quotes one is left alone.
  *
  * A body ends at the next harmony token (`<|end|>`, `<|call|>`, `<|start|>`,
  * …), so a restarted message after a truncated one is still read, and the scan
