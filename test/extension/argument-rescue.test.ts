@@ -1,0 +1,132 @@
+/**
+ * The message_end rescue of malformed argument text (decisions §3.2), on
+ * messages shaped exactly as pi-ai finishes them (`parseToolCallArguments`).
+ */
+import { parseToolCallArguments } from "@earendil-works/pi-ai";
+import { describe, expect, it } from "vitest";
+import { PIPELINE_PREPROCESSORS, REPAIR_CONFIGS } from "../../src/core/builtin-tables.ts";
+import { runRepairPipeline } from "../../src/core/pipeline.ts";
+import type { RepairPipelineResult } from "../../src/core/types.ts";
+import { type RescueDeps, rescueInput, rescueMalformedArguments } from "../../src/extension/argument-rescue.ts";
+import { BUILTIN_DEFINITION_FACTORIES } from "../../src/extension/builtin-overrides.ts";
+
+function call(id: string, name: string, text: string) {
+	return { type: "toolCall" as const, id, name, ...parseToolCallArguments(text) };
+}
+
+function message(content: unknown[], stopReason = "toolUse") {
+	return { role: "assistant", content, stopReason };
+}
+
+function deps(policy: "adaptive" | "conservative" = "adaptive") {
+	const attempts: { id: string; outcome: string }[] = [];
+	const unrescued: object[] = [];
+	const d: RescueDeps = {
+		isWrapped: (name) => name === "write" || name === "bash",
+		repair: (name, input) =>
+			runRepairPipeline({
+				input,
+				config: {
+					toolName: name,
+					schema: BUILTIN_DEFINITION_FACTORIES[name as "write"]("/tmp").parameters,
+					policy,
+					preprocessors: PIPELINE_PREPROCESSORS[name as "write"],
+					legacyConfig: REPAIR_CONFIGS[name as "write"],
+				},
+			}),
+		onAttempt: ({ toolCallId, result }: { toolCallId: string; result: RepairPipelineResult }) =>
+			attempts.push({ id: toolCallId, outcome: result.outcome }),
+		onUnrescued: (args) => unrescued.push(args),
+	};
+	return { d, attempts, unrescued };
+}
+
+describe("rescue of malformed argument text", () => {
+	it("repairs a stringified root object, writes the arguments back and clears the error", () => {
+		const { d, attempts } = deps();
+		const original = message([
+			{ type: "text", text: "writing" },
+			call("w1", "write", JSON.stringify(JSON.stringify({ path: "a", content: "b" }))),
+		]);
+		const rescued = rescueMalformedArguments(original, d);
+		expect(rescued?.content[1]).toEqual({
+			type: "toolCall",
+			id: "w1",
+			name: "write",
+			arguments: { path: "a", content: "b" },
+		});
+		expect(rescued?.content[0]).toBe(original.content[0]);
+		expect(attempts).toEqual([{ id: "w1", outcome: "repaired" }]);
+		// The message pi delivered is never mutated.
+		expect(original.content[1]).toHaveProperty("argumentsError");
+	});
+
+	it("repairs a singleton array and an object truncated after a complete value", () => {
+		const { d } = deps();
+		const rescued = rescueMalformedArguments(
+			message([call("a", "write", '[{"path":"a","content":"b"}]'), call("t", "write", '{"path":"t","content":"c"')]),
+			d,
+		);
+		expect(rescued?.content).toEqual([
+			{ type: "toolCall", id: "a", name: "write", arguments: { path: "a", content: "b" } },
+			{ type: "toolCall", id: "t", name: "write", arguments: { path: "t", content: "c" } },
+		]);
+	});
+
+	it("wraps a bare command text as the bash command", () => {
+		const { d } = deps();
+		const rescued = rescueMalformedArguments(message([call("b", "bash", "echo plain")]), d);
+		expect(rescued?.content[0]).toMatchObject({ arguments: { command: "echo plain" } });
+	});
+
+	it("never completes a string that was cut off, and reports the call as unrescued", () => {
+		const { d, attempts, unrescued } = deps();
+		const block = call("c", "bash", '{"command":"rm -rf /tmp/scra');
+		expect(rescueMalformedArguments(message([block]), d)).toBeUndefined();
+		expect(attempts).toEqual([{ id: "c", outcome: "unrepairable" }]);
+		expect(unrescued).toEqual([block.arguments]);
+		expect(unrescued[0]).toBe(block.arguments);
+	});
+
+	it("does not complete truncated objects under the conservative profile", () => {
+		const { d } = deps("conservative");
+		expect(rescueMalformedArguments(message([call("t", "write", '{"path":"t","content":"c"')]), d)).toBeUndefined();
+	});
+
+	it.each(["length", "error", "aborted"])("leaves every call of a message with stopReason %s alone", (stopReason) => {
+		const { d, attempts } = deps();
+		const m = message([call("w", "write", JSON.stringify([{ path: "a", content: "b" }]))], stopReason);
+		expect(rescueMalformedArguments(m, d)).toBeUndefined();
+		expect(attempts).toEqual([]);
+	});
+
+	it("ignores calls to tools it does not wrap, well-formed calls, and non-assistant messages", () => {
+		const { d, attempts } = deps();
+		expect(rescueMalformedArguments(message([call("x", "custom_tool", "[1")]), d)).toBeUndefined();
+		expect(rescueMalformedArguments(message([call("ok", "write", '{"path":"a","content":"b"}')]), d)).toBeUndefined();
+		expect(rescueMalformedArguments({ role: "user", content: [call("w", "write", "[")] }, d)).toBeUndefined();
+		expect(attempts).toEqual([]);
+	});
+
+	it("contains a failing pipeline: the call is left as pi delivered it", () => {
+		const { d } = deps();
+		const failing: RescueDeps = {
+			...d,
+			repair: () => {
+				throw new Error("boom");
+			},
+		};
+		expect(
+			rescueMalformedArguments(message([call("w", "write", '[{"path":"a","content":"b"}]')]), failing),
+		).toBeUndefined();
+	});
+});
+
+describe("rescueInput", () => {
+	it("hands the pipeline the parsed JSON value when the text parses, else the text", () => {
+		expect(rescueInput('"{\\"a\\":1}"')).toBe('{"a":1}');
+		expect(rescueInput("[1,2]")).toEqual([1, 2]);
+		expect(rescueInput('{"a":')).toBe('{"a":');
+		expect(rescueInput("echo hi")).toBe("echo hi");
+	});
+});

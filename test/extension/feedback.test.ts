@@ -1,0 +1,151 @@
+/**
+ * RepairFeedbackHub: the route of a repair's feedback from prepareArguments
+ * to the call ID, the model-visible result, the indicator and the persisted
+ * entry (extension-contract §1.9, §6.3–§6.4, decisions §3.4, §4.6).
+ */
+import { describe, expect, it } from "vitest";
+import type { RepairFeedback } from "../../src/core/types.ts";
+import {
+	feedbackFromEntry,
+	REPAIR_ENTRY_TYPE,
+	type RepairEntryData,
+	RepairFeedbackHub,
+} from "../../src/extension/feedback.ts";
+
+const repaired = (note: string, rule = "preprocess.exact-alias"): RepairFeedback => ({
+	rules: [rule],
+	notes: [note],
+	stages: ["preprocess"],
+	profile: "adaptive",
+	model: "m",
+	outcome: "repaired",
+	fingerprint: "abcd1234",
+});
+const text = (value: string) => [{ type: "text", text: value }];
+
+function hub() {
+	const entries: RepairEntryData[] = [];
+	return { hub: new RepairFeedbackHub({ appendEntry: (_type, data) => entries.push(data) }), entries };
+}
+
+describe("binding repairs to calls", () => {
+	it("binds a pending repair at tool_call and attaches its note at tool_result, once", () => {
+		const { hub: h } = hub();
+		h.pending("read", { path: "a" }, repaired("note A"));
+		expect(h.onToolCall("read", { path: "a" }, "c1")?.notes).toEqual(["note A"]);
+		expect(h.onToolResult("c1", undefined, text("body"))).toEqual(text("<repair_note>note A</repair_note>\nbody"));
+		expect(h.onToolResult("c1", undefined, text("body"))).toBeUndefined();
+	});
+
+	it("matches pending repairs by tool and args regardless of key order, oldest first", () => {
+		const { hub: h } = hub();
+		h.pending("read", { path: "a", limit: 1 }, repaired("first"));
+		h.pending("read", { limit: 1, path: "a" }, repaired("second"));
+		expect(h.onToolCall("read", { path: "a", limit: 1 }, "c1")?.notes).toEqual(["first"]);
+		expect(h.onToolCall("read", { path: "a", limit: 1 }, "c2")?.notes).toEqual(["second"]);
+		expect(h.onToolCall("read", { path: "a", limit: 1 }, "c3")).toBeUndefined();
+	});
+
+	it("never binds a repair of one tool to a call of another", () => {
+		const { hub: h } = hub();
+		h.pending("read", { path: "a" }, repaired("read note"));
+		expect(h.onToolCall("ls", { path: "a" }, "c1")).toBeUndefined();
+	});
+
+	it("leaves results of calls that were never repaired alone", () => {
+		const { hub: h } = hub();
+		expect(h.onToolCall("read", { path: "a" }, "c1")).toBeUndefined();
+		expect(h.onToolResult("c1", undefined, text("body"))).toBeUndefined();
+	});
+
+	it("keeps the note of a call bound up front and adds the input repair after it", () => {
+		const { hub: h } = hub();
+		h.bind("p1", "read", { ...repaired("recovered from text", "grammarRecovery:glm"), outcome: "recovered" });
+		h.pending("read", { path: "a" }, repaired("alias fixed"));
+		h.onToolCall("read", { path: "a" }, "p1");
+		expect(h.info("p1")?.rules).toEqual(["grammarRecovery:glm", "preprocess.exact-alias"]);
+		expect(h.onToolResult("p1", undefined, text("x"))).toEqual(
+			text("<repair_note>recovered from text</repair_note>\n<repair_note>alias fixed</repair_note>\nx"),
+		);
+	});
+});
+
+describe("codemode's nested calls", () => {
+	it("never changes a nested result and attaches the nested notes to the parent result", () => {
+		const { hub: h } = hub();
+		h.pending("read", { path: "a" }, repaired("nested note"));
+		h.onToolCall("read", { path: "a" }, "cm/1");
+		expect(h.onToolResult("cm/1", "cm", text("file text"))).toBeUndefined();
+		expect(h.onToolResult("cm", undefined, text("Script completed"))).toEqual(
+			text("<repair_note>nested note</repair_note>\nScript completed"),
+		);
+		expect(h.onToolResult("cm", undefined, text("Script completed"))).toBeUndefined();
+	});
+});
+
+describe("indicator info and persisted entries", () => {
+	it("persists value-free entries without notes and shows the call in the tally", () => {
+		const { hub: h, entries } = hub();
+		h.pending("read", { path: "secret-path" }, repaired("names secret-path"));
+		h.onToolCall("read", { path: "secret-path" }, "c1");
+		expect(entries).toEqual([
+			{
+				toolCallId: "c1",
+				tool: "read",
+				rules: ["preprocess.exact-alias"],
+				stages: ["preprocess"],
+				profile: "adaptive",
+				model: "m",
+				outcome: "repaired",
+				fingerprint: "abcd1234",
+			},
+		]);
+		expect(JSON.stringify(entries)).not.toContain("secret");
+		expect(h.repairCount).toBe(1);
+	});
+
+	it("restores indicator info from session entries, with rules and no notes", () => {
+		const { hub: h } = hub();
+		h.restore([
+			{
+				type: "custom",
+				customType: REPAIR_ENTRY_TYPE,
+				data: { toolCallId: "old", rules: ["r1"], stages: ["s"], outcome: "recovered" },
+			},
+			{ type: "custom", customType: "someone-else", data: { toolCallId: "other", rules: ["x"] } },
+			{ type: "message" },
+			{ type: "custom", customType: REPAIR_ENTRY_TYPE, data: { rules: ["no id"] } },
+		]);
+		expect(h.info("old")).toEqual({ rules: ["r1"], notes: [], stages: ["s"], outcome: "recovered" });
+		expect(h.info("other")).toBeUndefined();
+		expect(h.repairCount).toBe(1);
+	});
+
+	it("reads only well-typed fields back from an entry", () => {
+		expect(feedbackFromEntry({ toolCallId: "c", rules: ["a", 3], stages: "x", profile: 1, outcome: "maybe" })).toEqual({
+			toolCallId: "c",
+			feedback: { rules: ["a"], notes: [], stages: [] },
+		});
+		expect(feedbackFromEntry(null)).toBeUndefined();
+	});
+
+	it("survives a host whose appendEntry throws", () => {
+		const h = new RepairFeedbackHub({
+			appendEntry: () => {
+				throw new Error("no entries here");
+			},
+		});
+		h.pending("read", { path: "a" }, repaired("n"));
+		expect(h.onToolCall("read", { path: "a" }, "c1")?.notes).toEqual(["n"]);
+	});
+
+	it("forgets everything on clear (session shutdown)", () => {
+		const { hub: h } = hub();
+		h.pending("read", { path: "a" }, repaired("n"));
+		h.bind("b", "read", repaired("m"));
+		h.clear();
+		expect(h.onToolCall("read", { path: "a" }, "c1")).toBeUndefined();
+		expect(h.info("b")).toBeUndefined();
+		expect(h.repairCount).toBe(0);
+	});
+});
