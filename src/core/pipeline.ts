@@ -118,7 +118,16 @@ function downstream(
 	return run;
 }
 
-/** Stage 4, skipped outright when the probe proves it a no-op; appends its changes and observations. */
+const TOKEN_RULE_ID = "stripGrammarTokenLeak";
+
+/**
+ * Stage 4, skipped outright when the probe proves it a no-op; appends its
+ * changes and observations. When leaked grammar tokens were removed, the
+ * rest of the list runs once more on the cleaned value, so
+ * `{"<arg_key>file_path</arg_key>": …}` ends where `{file_path: …}` would and
+ * a second call finds nothing left to do. Token cleanup itself runs once: it
+ * removes one leading and one trailing token, never more (edge 47).
+ */
 function preprocess(
 	value: unknown,
 	config: RepairPipelineConfig,
@@ -126,27 +135,33 @@ function preprocess(
 	changes: RepairChange[],
 	observations: RepairObservation[],
 ): unknown {
-	const preprocessors = config.preprocessors ?? [];
-	if (preprocessors.length === 0 || preprocessingIsNoop(preprocessors, value, config.modelId)) return value;
-	const result = preprocessInput({
-		input: value,
-		toolName: config.toolName,
-		preprocessors,
-		...(config.modelId === undefined ? {} : { modelId: config.modelId }),
-		allowValidValueTransforms: policy.allowValidValueTransforms,
-	});
-	changes.push(...result.changes);
-	for (const ruleId of result.observations) {
-		if (observations.some((observation) => observation.ruleId === ruleId)) continue;
-		observations.push({
-			channel: "tool",
-			stage: "valid-value",
-			ruleId,
+	let preprocessors = config.preprocessors ?? [];
+	let current = value;
+	for (let round = 0; round < 2; round++) {
+		if (preprocessors.length === 0 || preprocessingIsNoop(preprocessors, current, config.modelId)) return current;
+		const result = preprocessInput({
+			input: current,
 			toolName: config.toolName,
-			outcome: "detected",
+			preprocessors,
+			...(config.modelId === undefined ? {} : { modelId: config.modelId }),
+			allowValidValueTransforms: policy.allowValidValueTransforms,
 		});
+		changes.push(...result.changes);
+		for (const ruleId of result.observations) {
+			if (observations.some((observation) => observation.ruleId === ruleId)) continue;
+			observations.push({
+				channel: "tool",
+				stage: "valid-value",
+				ruleId,
+				toolName: config.toolName,
+				outcome: "detected",
+			});
+		}
+		current = result.value;
+		if (!result.changes.some((change) => change.ruleId === TOKEN_RULE_ID)) return current;
+		preprocessors = preprocessors.filter((preprocessor) => preprocessor.kind !== "grammar-tokens");
 	}
-	return result.value;
+	return current;
 }
 
 /** Under strict sampling, nulls at optional properties are judged as omitted (decisions §3.3). */

@@ -122,6 +122,19 @@ describe("model gates and the grep exemption (§8.4)", () => {
 		expect(conservative.observations.map((o) => o.ruleId)).toEqual(["stripGrammarTokenLeak"]);
 	});
 
+	it("reruns the table once tokens are gone, so a leaked key still gets its alias and anchor cleanup", () => {
+		const result = builtin(
+			"read",
+			{ "<arg_key>file_path</arg_key>": "<arg_value>^/etc/hosts$</arg_value>" },
+			{ modelId: "glm-4.6" },
+		);
+		expect(result.args).toEqual({ path: "/etc/hosts" });
+		expect(ruleIds(result)).toEqual(["stripGrammarTokenLeak", "preprocess.exact-alias", "stripAnchorBleed"]);
+		const again = builtin("read", result.args, { modelId: "glm-4.6" });
+		expect(again.outcome).toBe("valid");
+		expect(again.args).toBe(result.args);
+	});
+
 	it("does not touch grammar tokens on an anchor-only family (54)", () => {
 		const input = { path: "/x", note: "<arg_value>y</arg_value>" };
 		expect(builtin("read", input, { modelId: "kimi-k2-instruct" }).args).toBe(input);
