@@ -125,10 +125,10 @@ describe("no planted secret leaves through the extension", () => {
 
 		const stderr: string[] = [];
 		const originalWrite = process.stderr.write.bind(process.stderr);
-		process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+		process.stderr.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
 			stderr.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
 			return originalWrite(chunk, ...(rest as []));
-		}) as typeof process.stderr.write;
+		};
 		try {
 			await run.play(first);
 			await run.play(second, "again");
