@@ -1,0 +1,136 @@
+/**
+ * The TUI indicator (extension-contract §6.1–§6.2, §9.3) and the footer
+ * tally. Rendering goes through pi's real built-in `read` renderer; the theme
+ * is a plain stand-in (pi's Theme needs an initialised terminal), and the
+ * footer is checked against a recording `ctx.ui` because print mode has no UI.
+ */
+import { createReadToolDefinition } from "@earendil-works/pi-coding-agent";
+import { visibleWidth } from "@earendil-works/pi-tui";
+import { describe, expect, it } from "vitest";
+import type { RepairFeedback } from "../../src/core/types.ts";
+import {
+	footerStatusText,
+	RepairIndicatorComponent,
+	STATUS_KEY,
+	updateFooterStatus,
+	wrapRenderResult,
+} from "../../src/extension/indicator.ts";
+import { defaultDisplaySettings } from "../../src/extension/settings.ts";
+import type { RepairDisplaySettings } from "../../src/extension/types.ts";
+
+const theme = { fg: (_color: string, text: string) => text, bold: (text: string) => text };
+const info: RepairFeedback = {
+	rules: ["preprocess.exact-alias", "dropNullOrUndefinedField"],
+	notes: [
+		"The read input used the key file_path where the canonical key is path; the value was moved to path, which is a rather long note that must wrap.",
+	],
+};
+
+function renderer(settings: RepairDisplaySettings, known: Record<string, RepairFeedback> = { repaired: info }) {
+	const original = createReadToolDefinition("/tmp");
+	const render = original.renderResult;
+	if (!render) throw new Error("pi's read has no renderResult");
+	return wrapRenderResult(
+		render,
+		original,
+		(id) => known[id],
+		() => settings,
+	);
+}
+
+function renderOnce(settings: RepairDisplaySettings, toolCallId: string, width = 80, lastComponent?: unknown) {
+	const render = renderer(settings);
+	const component = render(
+		{ content: [{ type: "text", text: "line one\nline two" }], details: undefined },
+		{ expanded: false, isPartial: false },
+		theme as never,
+		{ toolCallId, lastComponent, args: { path: "a" }, isError: false, expanded: false } as never,
+	);
+	return { component, lines: component.render(width) };
+}
+
+describe("the result indicator", () => {
+	it("adds the muted indicator line with the rule IDs under a repaired call", () => {
+		const { lines } = renderOnce(defaultDisplaySettings(), "repaired");
+		expect(lines.join("\n")).toContain("🔨 ✓ input repaired (preprocess.exact-alias, dropNullOrUndefinedField)");
+	});
+
+	it("hides notes by default and shows them, one ↳ line each, when showNotes is on", () => {
+		const hidden = renderOnce(defaultDisplaySettings(), "repaired").lines.join("\n");
+		expect(hidden).not.toContain("↳");
+		expect(hidden).not.toContain("<repair_note>");
+		const shown = renderOnce({ ...defaultDisplaySettings(), showNotes: true }, "repaired", 200).lines.join("\n");
+		expect(shown).toContain(`   ↳ ${info.notes[0]}`);
+	});
+
+	it("renders a clean call exactly as pi does, with no indicator", () => {
+		const { component, lines } = renderOnce(defaultDisplaySettings(), "clean");
+		expect(component).not.toBeInstanceOf(RepairIndicatorComponent);
+		expect(lines.join("\n")).not.toContain("🔨");
+	});
+
+	it("shows nothing extra when the indicator is switched off", () => {
+		const { lines } = renderOnce({ ...defaultDisplaySettings(), showIndicator: false }, "repaired");
+		expect(lines.join("\n")).not.toContain("🔨");
+	});
+
+	it("keeps every line within the width when re-rendered at 40, 58, 66, 80 and 120 columns", () => {
+		const settings = { ...defaultDisplaySettings(), showNotes: true };
+		let last: unknown;
+		for (const width of [40, 58, 66, 80, 120]) {
+			const { component, lines } = renderOnce(settings, "repaired", width, last);
+			if (last !== undefined) expect(component).toBe(last);
+			last = component;
+			for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(width);
+			expect(lines.join("")).toContain("🔨");
+		}
+	});
+
+	it("falls back to plain text when the theme throws", () => {
+		const component = new RepairIndicatorComponent(defaultDisplaySettings());
+		component.info = info;
+		component.theme = {
+			fg: () => {
+				throw new Error("no theme");
+			},
+		};
+		expect(component.render(80).join("\n")).toContain("🔨 ✓ input repaired");
+	});
+});
+
+describe("the footer tally", () => {
+	function recordingContext(hasUI: boolean) {
+		const calls: [string, string | undefined][] = [];
+		return {
+			calls,
+			ctx: { hasUI, ui: { setStatus: (key: string, text: string | undefined) => calls.push([key, text]) } },
+		};
+	}
+
+	it("shows the number of repaired calls where there is a UI", () => {
+		const { calls, ctx } = recordingContext(true);
+		updateFooterStatus(ctx, 3, defaultDisplaySettings());
+		expect(calls).toEqual([[STATUS_KEY, "🔨 3 repaired"]]);
+	});
+
+	it("clears itself for zero repairs or a hidden indicator", () => {
+		expect(footerStatusText(0, defaultDisplaySettings())).toBeUndefined();
+		expect(footerStatusText(2, { ...defaultDisplaySettings(), showIndicator: false })).toBeUndefined();
+	});
+
+	it("never touches the UI without one (print and JSON modes), and survives a throwing one", () => {
+		const { calls, ctx } = recordingContext(false);
+		updateFooterStatus(ctx, 3, defaultDisplaySettings());
+		expect(calls).toEqual([]);
+		const throwing = {
+			hasUI: true,
+			ui: {
+				setStatus: () => {
+					throw new Error("gone");
+				},
+			},
+		};
+		expect(() => updateFooterStatus(throwing, 1, defaultDisplaySettings())).not.toThrow();
+		expect(() => updateFooterStatus(undefined, 1, defaultDisplaySettings())).not.toThrow();
+	});
+});
