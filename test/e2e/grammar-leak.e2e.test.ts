@@ -1,0 +1,103 @@
+/**
+ * A grammar leak end to end through pi's real agent loop (in-process
+ * `createAgentSession` with the repair extension loaded by
+ * `DefaultResourceLoader`, pi-ai's faux provider as the model): a
+ * `deepseek-v4` model prints its `write` call as DSML text instead of a tool
+ * call; with `grammarRecovery: "recover"` the extension promotes it, pi runs
+ * the real `write`, the file appears, and the tool result the model reads
+ * carries the recovery note. Counter-cases: a fenced example and a call in
+ * the model's thinking are never run.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { grammarRecoveryNote } from "../../src/extension/grammar-leaks.ts";
+import { type PiSessionHarness, type PiSessionOptions, startPiSession } from "../helpers/pi-session.ts";
+
+const BAR = "\uff5c";
+const CONTENT = "first line\n  second line, indented\n";
+
+function dsmlWrite(path: string, content: string): string {
+	return [
+		`<${BAR}DSML${BAR}tool_calls>`,
+		`<${BAR}DSML${BAR}invoke name="write">`,
+		`<${BAR}DSML${BAR}parameter name="path" string="true">${path}</${BAR}DSML${BAR}parameter>`,
+		`<${BAR}DSML${BAR}parameter name="content" string="true">${content}</${BAR}DSML${BAR}parameter>`,
+		`</${BAR}DSML${BAR}invoke>`,
+		`</${BAR}DSML${BAR}tool_calls>`,
+	].join("\n");
+}
+
+function settingsFile(settings: Record<string, unknown>): string {
+	const path = join(mkdtempSync(join(tmpdir(), "pi-repair-grammar-")), "settings.json");
+	writeFileSync(path, JSON.stringify(settings));
+	return path;
+}
+
+describe("a DSML write leak in pi's real agent loop", () => {
+	let run: PiSessionHarness | undefined;
+	afterEach(async () => {
+		await run?.dispose();
+		run = undefined;
+	});
+
+	async function session(options: PiSessionOptions = {}): Promise<PiSessionHarness> {
+		run = await startPiSession({
+			model: "deepseek-v4",
+			...options,
+			env: {
+				PI_TOOL_REPAIR_SETTINGS: settingsFile({ grammarRecovery: "recover" }),
+				PI_TOOL_REPAIR_TELEMETRY: "off",
+				...options.env,
+			},
+		});
+		return run;
+	}
+
+	it("runs the leaked write, writes the exact content and shows the recovery note to the model", async () => {
+		const r = await session();
+		await r.play([{ text: `I'll save the notes now.\n${dsmlWrite("out/notes.txt", CONTENT)}` }, { type: "echo" }]);
+
+		expect(r.readFile("out/notes.txt")).toBe(CONTENT);
+		const [result] = r.toolResults();
+		expect(result?.toolName).toBe("write");
+		expect(result?.toolCallId).toMatch(/^tool_repair_dsml_[0-9a-z]+_0$/);
+		expect(result?.isError).toBe(false);
+		const text = r.resultText(result?.toolCallId ?? "");
+		expect(text).toContain("<repair_note>");
+		expect(text).toContain(grammarRecoveryNote("dsml", "write"));
+
+		const promoted = r.session.messages.find(
+			(m) => m.role === "assistant" && m.content.some((part) => part.type === "toolCall"),
+		);
+		expect(promoted?.role === "assistant" && promoted.stopReason).toBe("toolUse");
+		const visibleText =
+			promoted?.role === "assistant"
+				? promoted.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("")
+				: "";
+		expect(visibleText).toBe("I'll save the notes now.");
+		expect(r.lastAssistantText()).toContain("<repair_note>");
+	});
+
+	it("does not run a DSML example inside a code fence", async () => {
+		const r = await session();
+		await r.play([{ text: `The format looks like this:\n\`\`\`\n${dsmlWrite("fenced.txt", "x")}\n\`\`\`` }]);
+		expect(r.readFile("fenced.txt")).toBeUndefined();
+		expect(r.toolResults()).toEqual([]);
+	});
+
+	it("does not run a call the model only wrote in its thinking", async () => {
+		const r = await session();
+		await r.play([{ thinking: dsmlWrite("thought.txt", "x"), text: "Nothing to do." }]);
+		expect(r.readFile("thought.txt")).toBeUndefined();
+		expect(r.toolResults()).toEqual([]);
+	});
+
+	it("strips the leak from the reply and runs nothing under the strip setting", async () => {
+		const r = await session({ env: { PI_TOOL_REPAIR_SETTINGS: settingsFile({ grammarRecovery: "strip" }) } });
+		await r.play([{ text: `Saving.\n${dsmlWrite("stripped.txt", "x")}` }]);
+		expect(r.readFile("stripped.txt")).toBeUndefined();
+		expect(r.lastAssistantText()).toBe("Saving.");
+	});
+});
