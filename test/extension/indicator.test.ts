@@ -4,7 +4,7 @@
  * is a plain stand-in (pi's Theme needs an initialised terminal), and the
  * footer is checked against a recording `ctx.ui` because print mode has no UI.
  */
-import { createReadToolDefinition } from "@earendil-works/pi-coding-agent";
+import { createReadToolDefinition, type ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { visibleWidth } from "@earendil-works/pi-tui";
 import { describe, expect, it } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
@@ -27,7 +27,8 @@ const info: RepairFeedback = {
 };
 
 function renderer(settings: RepairDisplaySettings, known: Record<string, RepairFeedback> = { repaired: info }) {
-	const original = createReadToolDefinition("/tmp");
+	// Typed as any definition: the wrapper serves all eight, whatever their details type.
+	const original = createReadToolDefinition("/tmp") as unknown as ToolDefinition;
 	const render = original.renderResult;
 	if (!render) throw new Error("pi's read has no renderResult");
 	return wrapRenderResult(
