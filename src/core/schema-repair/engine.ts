@@ -91,9 +91,13 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	}
 
 	const context: RuleContext = { toolName, fieldAliases: config.fieldAliases ?? {} };
+	// Until something changes, the working copy equals the value the failure record described:
+	// reuse those issues instead of asking the (slow, uncompiled) error walk again.
+	const unchanged = changes.length;
 	for (let pass = 0; pass < MAX_REPAIR_PASSES; pass++) {
-		if (check(schema, work)) break;
-		if (!runPass(work, issues(schema, work), context, changes)) break;
+		const found = pass === 0 && changes.length === unchanged && !owned ? original : undefined;
+		if (found === undefined && check(schema, work)) break;
+		if (!runPass(work, found ?? issues(schema, work), context, changes)) break;
 	}
 
 	const converted = convertToSchema(schema, work);
