@@ -9,7 +9,16 @@
  * rename), keeps keys this version does not know, and swallows every error.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+	lstatSync,
+	mkdirSync,
+	readFileSync,
+	realpathSync,
+	renameSync,
+	statSync,
+	unlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
@@ -141,10 +150,12 @@ export function trySaveDisplaySettings(
 	try {
 		const body = { ...pickSettings(settings), ...extraKeysOf(path) };
 		const text = `${JSON.stringify(body, null, "\t")}\n`;
-		mkdirSync(dirname(path), { recursive: true });
-		temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+		// A symlinked settings file (dotfile managers) stays a symlink: the rename replaces its target.
+		const target = symlinkTarget(path);
+		mkdirSync(dirname(target), { recursive: true });
+		temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 		writeFileSync(temp, text, { flag: "wx" });
-		renameSync(temp, path);
+		renameSync(temp, target);
 		temp = undefined;
 		return undefined;
 	} catch (error) {
@@ -157,6 +168,14 @@ export function trySaveDisplaySettings(
 				// The temp file was never created, or is already gone.
 			}
 		}
+	}
+}
+
+function symlinkTarget(path: string): string {
+	try {
+		return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+	} catch {
+		return path;
 	}
 }
 

@@ -6,12 +6,14 @@
 import { execFileSync, spawn } from "node:child_process";
 import {
 	chmodSync,
+	lstatSync,
 	mkdirSync,
 	mkdtempSync,
 	readdirSync,
 	readFileSync,
 	rmSync,
 	statSync,
+	symlinkSync,
 	utimesSync,
 	writeFileSync,
 } from "node:fs";
@@ -368,6 +370,16 @@ describe("saving", () => {
 		writeFileSync(file, "{ broken");
 		saveDisplaySettings(sample, file);
 		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(sample);
+	});
+
+	it("keeps a symlinked settings file a symlink and writes through to its target", () => {
+		const real = join(dir, "dotfiles", "settings.json");
+		mkdirSync(join(dir, "dotfiles"));
+		writeFileSync(real, "{}");
+		symlinkSync(real, file);
+		saveDisplaySettings(sample, file);
+		expect(lstatSync(file).isSymbolicLink()).toBe(true);
+		expect(JSON.parse(readFileSync(real, "utf8"))).toEqual(sample);
 	});
 
 	it("leaves no temp file behind", () => {

@@ -214,9 +214,14 @@ describe("failures are swallowed", () => {
 });
 
 describe("rotation", () => {
+	/** The size check and the rename run on the event loop after the append; wait for them. */
+	async function until(condition: () => boolean): Promise<void> {
+		const end = Date.now() + 5000;
+		while (!condition() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+
 	async function settle(): Promise<void> {
-		// The size check and the rename run on the event loop after the append.
-		for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+		for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 5));
 	}
 
 	it("rotates at 10 MB by default", () => {
@@ -227,7 +232,7 @@ describe("rotation", () => {
 		const recorder = createTelemetryRecorder({ path: () => file, rotateBytes: 4096 });
 		const event = { model: "m", grammars: ["dsml"], profile: "adaptive" };
 		for (let i = 0; i < 40; i++) recorder.grammarStripped(event);
-		await settle();
+		await until(() => existsSync(rotatedTelemetryPath(file)));
 		expect(existsSync(rotatedTelemetryPath(file))).toBe(true);
 		expect(statSync(rotatedTelemetryPath(file)).size).toBeGreaterThanOrEqual(4096);
 		recorder.grammarStripped(event);
@@ -240,9 +245,10 @@ describe("rotation", () => {
 		const first = { model: "first", grammars: ["dsml"], profile: "adaptive" };
 		const second = { model: "second", grammars: ["dsml"], profile: "adaptive" };
 		for (let i = 0; i < 30; i++) recorder.grammarStripped(first);
+		await until(() => existsSync(rotatedTelemetryPath(file)));
 		await settle();
 		for (let i = 0; i < 30; i++) recorder.grammarStripped(second);
-		await settle();
+		await until(() => readFileSync(rotatedTelemetryPath(file), "utf8").includes("second"));
 		const previous = lines(rotatedTelemetryPath(file)).map((line) => JSON.parse(line).model);
 		expect(previous).toContain("second");
 		expect(existsSync(`${file}.2`)).toBe(false);
@@ -255,7 +261,7 @@ describe("rotation", () => {
 			grammars: ["dsml"],
 			profile: "adaptive",
 		});
-		await settle();
+		await until(() => existsSync(rotatedTelemetryPath(file)));
 		expect(existsSync(rotatedTelemetryPath(file))).toBe(true);
 	});
 });
