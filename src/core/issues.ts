@@ -54,7 +54,7 @@ export function failureFingerprint(toolName: string, issues: readonly Validation
 function renderReceived(value: unknown): string {
 	let text: string | undefined;
 	try {
-		text = JSON.stringify(value);
+		text = boundedJson(value, MAX_RECEIVED_LENGTH + 1);
 	} catch {
 		text = undefined;
 	}
@@ -66,6 +66,76 @@ function renderReceived(value: unknown): string {
 		}
 	}
 	return text.length > MAX_RECEIVED_LENGTH ? `${text.slice(0, MAX_RECEIVED_LENGTH)}…` : text;
+}
+
+/**
+ * `JSON.stringify(value)`, except that once `budget` characters exist the
+ * rest is left out: the first `budget` characters are identical, but a 1 MB
+ * value costs no more than a small one. Anything outside plain JSON (a
+ * `toJSON` method, a BigInt) takes the full `JSON.stringify` path.
+ */
+export function boundedJson(value: unknown, budget: number): string | undefined {
+	const parts: string[] = [];
+	let length = 0;
+	const emit = (text: string): boolean => {
+		parts.push(text);
+		length += text.length;
+		return length < budget;
+	};
+	const write = (node: unknown, inArray: boolean): boolean => {
+		if (node === null) return emit("null");
+		switch (typeof node) {
+			case "string":
+				return emit(JSON.stringify(prefixOf(node, budget - length)));
+			case "number":
+				return emit(Number.isFinite(node) ? String(node) : "null");
+			case "boolean":
+				return emit(node ? "true" : "false");
+			case "undefined":
+			case "function":
+			case "symbol":
+				return inArray ? emit("null") : true;
+			case "object":
+				break;
+			default:
+				throw new TypeError("not plain JSON");
+		}
+		if (typeof (node as { toJSON?: unknown }).toJSON === "function") throw new TypeError("not plain JSON");
+		if (Array.isArray(node)) {
+			if (!emit("[")) return false;
+			for (let index = 0; index < node.length; index++) {
+				if (index > 0 && !emit(",")) return false;
+				if (!write(node[index], true)) return false;
+			}
+			return emit("]");
+		}
+		if (!emit("{")) return false;
+		let first = true;
+		for (const key of Object.keys(node)) {
+			const child = (node as Record<string, unknown>)[key];
+			if (child === undefined || typeof child === "function" || typeof child === "symbol") continue;
+			if (!first && !emit(",")) return false;
+			first = false;
+			if (!emit(`${JSON.stringify(key)}:`)) return false;
+			if (!write(child, false)) return false;
+		}
+		return emit("}");
+	};
+	if (value === undefined || typeof value === "function" || typeof value === "symbol") return undefined;
+	try {
+		write(value, false);
+	} catch {
+		return JSON.stringify(value);
+	}
+	return parts.join("");
+}
+
+/** The first `count` code units of `text` (at least one), never ending inside a surrogate pair. */
+function prefixOf(text: string, count: number): string {
+	const keep = Math.max(1, count);
+	if (text.length <= keep) return text;
+	const code = text.charCodeAt(keep - 1);
+	return text.slice(0, code >= 0xd800 && code <= 0xdbff ? keep + 1 : keep);
 }
 
 /**

@@ -1,6 +1,8 @@
+import fc from "fast-check";
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import {
+	boundedJson,
 	describeExpectedShape,
 	failureFingerprint,
 	fnv1a,
@@ -142,5 +144,34 @@ describe("describeExpectedShape", () => {
 
 	it("describes a non-object root schema as a whole", () => {
 		expect(describeExpectedShape(Type.Array(Type.String()))).toBe("- (arguments): array of string");
+	});
+});
+
+describe("boundedJson", () => {
+	it("agrees with JSON.stringify on the first characters of any JSON value", () => {
+		fc.assert(
+			fc.property(fc.jsonValue(), fc.integer({ min: 1, max: 400 }), (value, budget) => {
+				const full = JSON.stringify(value);
+				const bounded = boundedJson(value, budget);
+				expect(bounded?.slice(0, budget)).toBe(full.slice(0, budget));
+				if (full.length <= budget) expect(bounded).toBe(full);
+			}),
+			{ numRuns: 500 },
+		);
+	});
+
+	it("handles lone and split surrogate pairs like JSON.stringify", () => {
+		for (const text of ["a😀b", "😀😀😀", "\ud800x", "x\udc00"]) {
+			for (let budget = 1; budget < 10; budget++) {
+				expect(boundedJson(text, budget)?.slice(0, budget)).toBe(JSON.stringify(text).slice(0, budget));
+			}
+		}
+	});
+
+	it("skips undefined properties, nulls undefined array items, and defers to JSON.stringify for toJSON and BigInt", () => {
+		expect(boundedJson({ a: undefined, b: [undefined, 1] }, 100)).toBe('{"b":[null,1]}');
+		expect(boundedJson({ d: new Date(0) }, 100)).toBe(JSON.stringify({ d: new Date(0) }));
+		expect(boundedJson(undefined, 10)).toBeUndefined();
+		expect(() => boundedJson(10n, 10)).toThrow();
 	});
 });
