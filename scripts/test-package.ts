@@ -101,7 +101,10 @@ function main(): void {
 	const extracted = join(work, "extracted");
 	mkdirSync(extracted);
 	const untar = run("tar", ["-xzf", tarball, "-C", extracted], { cwd: work });
-	if (check("tarball extracts", untar.status === 0, untar.stderr)) checkSourceMaps(join(extracted, "package"), files);
+	if (check("tarball extracts", untar.status === 0, untar.stderr)) {
+		checkSourceMaps(join(extracted, "package"), files);
+		checkDeclaredImports(join(extracted, "package"));
+	}
 
 	const consumer = join(work, "consumer");
 	if (!installConsumer(consumer, tarball)) return;
@@ -162,6 +165,38 @@ function checkSourceMaps(packageDir: string, files: readonly string[]): void {
 		problems.length === 0,
 		problems.slice(0, 10).join("\n"),
 	);
+}
+
+/**
+ * Every package the shipped JavaScript imports should be declared in the manifest
+ * (pi's docs/packages.md: host-provided packages as peer dependencies). npm's
+ * hoisting usually hides a missing declaration, stricter installers do not, so
+ * this is reported as a warning rather than a failure.
+ */
+function checkDeclaredImports(packageDir: string): void {
+	const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as Record<
+		string,
+		Record<string, string> | undefined
+	>;
+	const declared = new Set([
+		...Object.keys(manifest.dependencies ?? {}),
+		...Object.keys(manifest.peerDependencies ?? {}),
+		...Object.keys(manifest.optionalDependencies ?? {}),
+	]);
+	const imported = new Set<string>();
+	const specifier = /(?:^|[\s;])(?:import|export)\s[^"']*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gm;
+	for (const file of listFiles(join(packageDir, "dist")).filter((name) => name.endsWith(".js"))) {
+		for (const match of readFileSync(file, "utf8").matchAll(specifier)) {
+			const name = match[1] ?? match[2] ?? "";
+			if (name.startsWith(".") || name.startsWith("node:") || name.startsWith("/")) continue;
+			const parts = name.split("/");
+			imported.add(name.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? name));
+		}
+	}
+	const undeclared = [...imported].filter((name) => !declared.has(name)).sort();
+	const line = `imports of dist/ declared in package.json (${[...imported].sort().join(", ")})`;
+	if (undeclared.length === 0) console.log(`ok   ${line}`);
+	else console.log(`warn ${line}\n     not declared as dependencies or peerDependencies: ${undeclared.join(", ")}`);
 }
 
 /** A fresh project with the tarball and pi's host packages, linked from this checkout (offline). */
