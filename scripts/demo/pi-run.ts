@@ -92,7 +92,7 @@ export function runPi(options: PiRunOptions): Promise<PiRun> {
 		child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
 			stderr += chunk;
 		});
-		const timeoutMs = options.timeoutMs ?? 50_000;
+		const timeoutMs = options.timeoutMs ?? 110_000;
 		const timer = setTimeout(() => {
 			child.kill("SIGKILL");
 			stderr += `\n(pi was stopped after ${timeoutMs} ms)`;
