@@ -30,7 +30,6 @@ import {
 	createAgentSession,
 	createCodemodeExtension,
 	DefaultResourceLoader,
-	type ExtensionFactory,
 	type InlineExtension,
 	ModelRuntime,
 	SessionManager,
@@ -120,7 +119,7 @@ export async function startPiSession(options: PiSessionOptions = {}): Promise<Pi
 	modelRuntime.registerNativeProvider(faux.provider);
 
 	const settingsManager = SettingsManager.inMemory(options.settings ?? {});
-	const factories: InlineExtension[] = [...(options.extensions ?? [repairExtension as ExtensionFactory])];
+	const factories: InlineExtension[] = [...(options.extensions ?? [repairExtension])];
 	if (options.codemode) factories.push(createCodemodeExtension());
 	const resourceLoader = new DefaultResourceLoader({
 		cwd: workspace,
@@ -194,7 +193,7 @@ export async function startPiSession(options: PiSessionOptions = {}): Promise<Pi
 				.filter((line) => line.trim() !== "")
 				.map((line) => JSON.parse(line) as Record<string, unknown>);
 		},
-		async dispose(disposeOptions) {
+		dispose(disposeOptions) {
 			try {
 				session.dispose();
 			} finally {
@@ -204,6 +203,7 @@ export async function startPiSession(options: PiSessionOptions = {}): Promise<Pi
 				}
 				if (!disposeOptions?.keepRoot && options.root === undefined) rmSync(root, { recursive: true, force: true });
 			}
+			return Promise.resolve();
 		},
 	};
 }

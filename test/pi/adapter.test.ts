@@ -24,8 +24,8 @@ function pathTool(prepareArguments?: (args: unknown) => { path: string }): ToolD
 		description: "Opens a path",
 		parameters: pathSchema,
 		...(prepareArguments ? { prepareArguments } : {}),
-		async execute() {
-			return { content: [{ type: "text", text: "ok" }], details: undefined };
+		execute() {
+			return Promise.resolve({ content: [{ type: "text", text: "ok" }], details: undefined });
 		},
 	};
 }
