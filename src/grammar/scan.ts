@@ -10,7 +10,14 @@
  *
  * Quote rule used by all matchers: outside a quoted run, `"` or `'` opens a
  * run closed by the same character; inside a run, a backslash escapes the next
- * character. Only the requested bracket kind is counted.
+ * character. Only the requested bracket kind is counted. One refinement of
+ * §2.5: a `'` right after a letter or digit is an apostrophe (`it's`), not a
+ * quote, so prose around a call cannot make its brackets look quoted.
+ *
+ * Safety bound: the matcher's total walking is capped at a fixed multiple of
+ * the text length. Past the cap, unknown brackets answer "unbalanced", so a
+ * call there is missed (its text stays as it is) rather than the scan going
+ * quadratic. Real model output does not come near the cap.
  */
 import type { ScanContext } from "./types.ts";
 
@@ -149,6 +156,18 @@ export function lowerTextOf(context: ScanContext): string {
 	return lower;
 }
 
+/**
+ * A `'` right after a letter or digit (`it's`, `don't`) is an apostrophe, not
+ * the start of a quoted run: Python and JSON literals never start there, and
+ * treating prose apostrophes as quotes would make every bracket after one
+ * look quoted.
+ */
+export function isApostrophe(text: string, at: number): boolean {
+	if (at === 0) return false;
+	const before = text.charCodeAt(at - 1);
+	return isAsciiLetter(before) || isDigit(before);
+}
+
 // ---------------------------------------------------------------------------
 // Bracket matching
 
@@ -166,6 +185,8 @@ export interface BalancedSpan {
 /** Total walking allowed per text: this many steps per character, plus a floor for short texts. */
 const WORK_PER_CHAR = 12;
 const WORK_FLOOR = 1 << 16;
+/** Remembered matches kept in a map before switching to a table the size of the text. */
+const SPARSE_LIMIT = 4096;
 
 /** A growable stack of offsets on a typed array (plain array pushes are slow under memory pressure). */
 class OffsetStack {
@@ -197,10 +218,13 @@ class OffsetStack {
 export class BracketMatcher {
 	readonly text: string;
 	/**
-	 * Per offset (an offset holds at most one opener): 0 unknown, -1 never
-	 * closed, else the offset just after its closer. Allocated on first use.
+	 * What walks learned, per opener offset (an offset holds at most one
+	 * opener): absent/0 unknown, -1 never closed, else the offset just after
+	 * its closer. A small map first; a dense table once it grows, so ordinary
+	 * text never pays for a table the size of the text.
 	 */
-	private known: Int32Array | undefined;
+	private sparse = new Map<number, number>();
+	private dense: Int32Array | undefined;
 	private budget: number;
 
 	constructor(text: string) {
@@ -214,15 +238,30 @@ export class BracketMatcher {
 	 */
 	closeOf(kind: BracketKind, open: number, limit = this.text.length): number {
 		if (this.text.charCodeAt(open) !== OPENER[kind]) return -1;
-		const memo = this.known?.[open] ?? 0;
+		const memo = this.recall(open);
 		if (memo !== 0) return memo === -1 || memo > limit ? -1 : memo;
 		return this.walk(OPENER[kind], open, Math.min(limit, this.text.length));
 	}
 
+	private recall(offset: number): number {
+		return this.dense ? (this.dense[offset] ?? 0) : (this.sparse.get(offset) ?? 0);
+	}
+
+	private remember(offset: number, value: number): void {
+		if (this.dense) {
+			this.dense[offset] = value;
+			return;
+		}
+		this.sparse.set(offset, value);
+		if (this.sparse.size > SPARSE_LIMIT) {
+			this.dense = new Int32Array(this.text.length);
+			for (const [at, known] of this.sparse) this.dense[at] = known;
+			this.sparse.clear();
+		}
+	}
+
 	private walk(opener: number, open: number, end: number): number {
 		const text = this.text;
-		this.known ??= new Int32Array(text.length);
-		const known = this.known;
 		const braces = new OffsetStack();
 		const brackets = new OffsetStack();
 		const parens = new OffsetStack();
@@ -240,8 +279,10 @@ export class BracketMatcher {
 			}
 			switch (c) {
 				case 34:
-				case 39:
 					quote = c;
+					continue;
+				case 39:
+					if (!isApostrophe(text, i)) quote = c;
 					continue;
 				case 123:
 					braces.push(i);
@@ -254,17 +295,17 @@ export class BracketMatcher {
 					continue;
 				case 125: {
 					const from = braces.pop();
-					if (from !== -1) known[from] = i + 1;
+					if (from !== -1) this.remember(from, i + 1);
 					break;
 				}
 				case 93: {
 					const from = brackets.pop();
-					if (from !== -1) known[from] = i + 1;
+					if (from !== -1) this.remember(from, i + 1);
 					break;
 				}
 				case 41: {
 					const from = parens.pop();
-					if (from !== -1) known[from] = i + 1;
+					if (from !== -1) this.remember(from, i + 1);
 					break;
 				}
 				default:
@@ -279,7 +320,7 @@ export class BracketMatcher {
 		if (stop === text.length) {
 			// Reached the end of the text: openers still open there never close.
 			for (const stack of [braces, brackets, parens]) {
-				for (let k = 0; k < stack.size; k++) known[stack.items[k] ?? 0] = -1;
+				for (let k = 0; k < stack.size; k++) this.remember(stack.items[k] ?? 0, -1);
 			}
 		}
 		return -1;
@@ -452,7 +493,7 @@ export function splitTopLevel(text: string, separator = 44): string[] {
 			else if (c === quote) quote = 0;
 			continue;
 		}
-		if (c === 34 || c === 39) quote = c;
+		if (c === 34 || (c === 39 && !isApostrophe(text, i))) quote = c;
 		else if (c === 40 || c === 91 || c === 123) depth++;
 		else if ((c === 41 || c === 93 || c === 125) && depth > 0) depth--;
 		else if (c === separator && depth === 0) {
@@ -475,7 +516,7 @@ function topLevelEquals(text: string): number {
 			else if (c === quote) quote = 0;
 			continue;
 		}
-		if (c === 34 || c === 39) quote = c;
+		if (c === 34 || (c === 39 && !isApostrophe(text, i))) quote = c;
 		else if (c === 40 || c === 91 || c === 123) depth++;
 		else if ((c === 41 || c === 93 || c === 125) && depth > 0) depth--;
 		else if (c === 61 && depth === 0) return i;
@@ -532,7 +573,7 @@ function pythonWordsToJson(text: string): string {
 			i++;
 			continue;
 		}
-		if (c === 34 || c === 39) {
+		if (c === 34 || (c === 39 && !isApostrophe(text, i))) {
 			quote = c;
 			out += text[i];
 			i++;
