@@ -95,6 +95,16 @@ describe("findMatchingParen", () => {
 		const text = `f(a=")", b='(')`;
 		expect(findMatchingParen(text, 1)).toBe(text.length);
 	});
+
+	it("reads an apostrophe after a letter as text, not as a quote", () => {
+		const text = "note(it's fine) and more ' text";
+		expect(findMatchingParen(text, 4)).toBe("note(it's fine)".length);
+	});
+
+	it("still opens a single-quoted run after punctuation or space", () => {
+		const text = "f(a=')', b=1)";
+		expect(findMatchingParen(text, 1)).toBe(text.length);
+	});
 });
 
 describe("maybeParseJsonValue (§2.5 loose coercion)", () => {
