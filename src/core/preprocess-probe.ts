@@ -4,48 +4,99 @@
  *
  * Running every preprocessor means resolving selectors into location lists
  * and copy-on-write bookkeeping, which costs far more than the compiled check
- * a valid call otherwise needs. This probe walks the same selectors without
- * allocating and answers `true` ("certainly a no-op") only when no
- * preprocessor can possibly write, record or observe anything; any doubt
- * answers `false`, and the real `preprocessInput` runs. It never decides an
- * outcome itself, so it can only make the pipeline faster, never different
- * (a property test pins that).
+ * a valid call otherwise needs. This probe walks the same selectors (parsed
+ * once per preprocessor list) and answers `true` ("certainly a no-op") only
+ * when no preprocessor can possibly write, record or observe anything; any
+ * doubt answers `false`, and the real `preprocessInput` runs. It never
+ * decides an outcome itself, so it can only make the pipeline faster, never
+ * different (a property test pins that).
  */
 import { isRecord } from "./clone.ts";
 import { canFoldFlatEditFields, foldFlatEditFieldsPreprocessor } from "./edit-fold.ts";
 import { parseSelector, type SelectorSegment } from "./selectors.ts";
-import type { AliasPreprocessor, FieldPreprocessor, Preprocessor } from "./types.ts";
+import type { Preprocessor } from "./types.ts";
 
-const segmentCache = new WeakMap<object, readonly SelectorSegment[]>();
+/** One preprocessor, pre-digested for probing. */
+type Step =
+	| {
+			kind: "alias";
+			parent: readonly SelectorSegment[];
+			canonical: string;
+			aliases: readonly string[];
+			emptyIsMissing: boolean;
+	  }
+	| {
+			kind: "field";
+			field: string;
+			segments: readonly SelectorSegment[];
+			scalarType?: string;
+			families?: readonly RegExp[];
+	  }
+	| { kind: "fold"; segments: readonly SelectorSegment[] }
+	| { kind: "noop" }
+	| { kind: "opaque" };
 
-function segmentsOf(preprocessor: Preprocessor): readonly SelectorSegment[] {
-	let segments = segmentCache.get(preprocessor);
-	if (segments === undefined) {
-		segments = parseSelector(preprocessor.selector);
-		segmentCache.set(preprocessor, segments);
+const plans = new WeakMap<readonly Preprocessor[], readonly Step[]>();
+
+function planFor(preprocessors: readonly Preprocessor[]): readonly Step[] {
+	let plan = plans.get(preprocessors);
+	if (plan === undefined) {
+		plan = preprocessors.map(stepFor);
+		plans.set(preprocessors, plan);
 	}
-	return segments;
+	return plan;
 }
 
-/** Calls `visit` for every value the segments address; stops (returning false) as soon as `visit` does. */
-function everyLocation(
+function stepFor(preprocessor: Preprocessor): Step {
+	const segments = parseSelector(preprocessor.selector);
+	switch (preprocessor.kind) {
+		case "alias": {
+			const last = segments.at(-1);
+			if (last === undefined || last.kind !== "key") return { kind: "noop" };
+			return {
+				kind: "alias",
+				parent: segments.slice(0, -1),
+				canonical: last.key,
+				aliases: preprocessor.aliases,
+				emptyIsMissing: preprocessor.emptyEquivalentToMissing === true,
+			};
+		}
+		case "structural":
+			// Only our own edit fold is understood well enough to predict; any other reshaping must run.
+			return preprocessor.apply === foldFlatEditFieldsPreprocessor ? { kind: "fold", segments } : { kind: "opaque" };
+		default: {
+			const step: Step = { kind: "field", field: preprocessor.kind, segments };
+			if (preprocessor.scalarType !== undefined) step.scalarType = preprocessor.scalarType;
+			if (preprocessor.modelFamilies !== undefined) step.families = preprocessor.modelFamilies;
+			return step;
+		}
+	}
+}
+
+/** Every value the first `to` segments address under `root`, in document order. */
+function locations(root: unknown, segments: readonly SelectorSegment[], to = segments.length): unknown[] {
+	const out: unknown[] = [];
+	collectInto(out, root, segments, 0, to);
+	return out;
+}
+
+function collectInto(
+	out: unknown[],
 	value: unknown,
 	segments: readonly SelectorSegment[],
 	from: number,
 	to: number,
-	visit: (value: unknown) => boolean,
-): boolean {
-	if (from === to) return visit(value);
+): void {
+	if (from === to) {
+		out.push(value);
+		return;
+	}
 	const segment = segments[from] as SelectorSegment;
 	if (segment.kind === "each") {
-		if (!Array.isArray(value)) return true;
-		for (const item of value) {
-			if (!everyLocation(item, segments, from + 1, to, visit)) return false;
-		}
-		return true;
+		if (Array.isArray(value)) for (const item of value) collectInto(out, item, segments, from + 1, to);
+	} else if (isRecord(value)) {
+		collectInto(out, value[segment.key], segments, from + 1, to);
 	}
-	if (!isRecord(value)) return true;
-	return everyLocation(value[segment.key], segments, from + 1, to, visit);
 }
 
 function modelMatches(modelId: string | undefined, families: readonly RegExp[] | undefined): boolean {
@@ -58,43 +109,44 @@ function modelMatches(modelId: string | undefined, families: readonly RegExp[] |
 }
 
 // Only a `](http` can start a degenerate auto-link `[TEXT](http…)`.
-const mayHoldAutoLink = (value: unknown): boolean => typeof value === "string" && value.includes("](http");
-
-function aliasIsNoop(preprocessor: AliasPreprocessor, root: unknown): boolean {
-	const segments = segmentsOf(preprocessor);
-	const last = segments.at(-1);
-	if (last === undefined || last.kind !== "key") return true;
-	const canonical = last.key;
-	return everyLocation(root, segments, 0, segments.length - 1, (parent) => {
-		if (!isRecord(parent)) return true;
-		const current = parent[canonical];
-		const missing =
-			current === undefined || current === null || (preprocessor.emptyEquivalentToMissing === true && current === "");
-		if (!missing) return true;
-		for (const alias of preprocessor.aliases) {
-			if (alias in parent) return false;
-		}
-		return true;
-	});
+function mayHoldAutoLink(value: unknown): boolean {
+	return typeof value === "string" && value.includes("](http");
 }
 
-function fieldIsNoop(preprocessor: FieldPreprocessor, root: unknown, modelId: string | undefined): boolean {
-	const segments = segmentsOf(preprocessor);
-	const all = (visit: (value: unknown) => boolean) => everyLocation(root, segments, 0, segments.length, visit);
-	switch (preprocessor.kind) {
+function aliasIsNoop(step: Extract<Step, { kind: "alias" }>, root: unknown): boolean {
+	for (const parent of locations(root, step.parent)) {
+		if (!isRecord(parent)) continue;
+		const current = parent[step.canonical];
+		if (current !== undefined && current !== null && !(step.emptyIsMissing && current === "")) continue;
+		for (const alias of step.aliases) if (alias in parent) return false;
+	}
+	return true;
+}
+
+function fieldIsNoop(step: Extract<Step, { kind: "field" }>, root: unknown, modelId: string | undefined): boolean {
+	switch (step.field) {
 		case "filesystem-path":
-			return all((value) => !mayHoldAutoLink(value));
+			for (const value of locations(root, step.segments)) if (mayHoldAutoLink(value)) return false;
+			return true;
 		case "filesystem-path-array":
-			return all((value) => !Array.isArray(value) || !value.some(mayHoldAutoLink));
+			for (const value of locations(root, step.segments))
+				if (Array.isArray(value) && value.some(mayHoldAutoLink)) return false;
+			return true;
 		case "string-or-array":
-			return all((value) => typeof value !== "string");
+			for (const value of locations(root, step.segments)) if (typeof value === "string") return false;
+			return true;
 		case "scalar":
-			return preprocessor.scalarType === undefined || all((value) => value === undefined);
+			if (step.scalarType === undefined) return true;
+			for (const value of locations(root, step.segments)) if (value !== undefined) return false;
+			return true;
 		case "anchor-bleed":
-			if (!modelMatches(modelId, preprocessor.modelFamilies)) return true;
-			return all((value) => typeof value !== "string" || (!value.startsWith("^") && !value.endsWith("$")));
+			if (!modelMatches(modelId, step.families)) return true;
+			for (const value of locations(root, step.segments)) {
+				if (typeof value === "string" && (value.startsWith("^") || value.endsWith("$"))) return false;
+			}
+			return true;
 		case "grammar-tokens":
-			return !modelMatches(modelId, preprocessor.modelFamilies);
+			return !modelMatches(modelId, step.families);
 		default:
 			// `glob` and kinds this version does not know never change anything.
 			return true;
@@ -107,20 +159,21 @@ export function preprocessingIsNoop(
 	root: unknown,
 	modelId: string | undefined,
 ): boolean {
-	for (const preprocessor of preprocessors) {
-		switch (preprocessor.kind) {
+	for (const step of planFor(preprocessors)) {
+		switch (step.kind) {
 			case "alias":
-				if (!aliasIsNoop(preprocessor, root)) return false;
+				if (!aliasIsNoop(step, root)) return false;
 				break;
-			case "structural": {
-				// Only our own edit fold is understood well enough to predict; any other reshaping must run.
-				if (preprocessor.apply !== foldFlatEditFieldsPreprocessor) return false;
-				const segments = segmentsOf(preprocessor);
-				if (!everyLocation(root, segments, 0, segments.length, (value) => !canFoldFlatEditFields(value))) return false;
+			case "field":
+				if (!fieldIsNoop(step, root, modelId)) return false;
 				break;
-			}
-			default:
-				if (!fieldIsNoop(preprocessor as FieldPreprocessor, root, modelId)) return false;
+			case "fold":
+				for (const value of locations(root, step.segments)) if (canFoldFlatEditFields(value)) return false;
+				break;
+			case "opaque":
+				return false;
+			case "noop":
+				break;
 		}
 	}
 	return true;
