@@ -29,9 +29,13 @@ export function rankCounts(counts: ReadonlyMap<string, number>): [string, number
 export function statsTitle(stats: TelemetryStats, filterDescription: readonly string[] = []): string {
 	const filtered = filterDescription.length > 0 ? `, ${filterDescription.join(", ")}` : "";
 	return (
-		`Tool-repair telemetry: ${stats.total} records ` +
-		`(${stats.toolEvents} tool events, ${stats.messageEvents} grammar strip-only events)${filtered}`
+		`Tool-repair telemetry: ${counted(stats.total, "record")} ` +
+		`(${counted(stats.toolEvents, "tool event")}, ${counted(stats.messageEvents, "grammar strip-only event")})${filtered}`
 	);
+}
+
+function counted(n: number, noun: string): string {
+	return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 /** The §5.4 text report. */

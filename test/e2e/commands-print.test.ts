@@ -28,7 +28,7 @@ describe("/repair-stats in print mode", () => {
 			});
 			try {
 				expect(stats.exitCode).toBe(0);
-				expect(stats.stdout).toMatch(/Tool-repair telemetry: \d+ records/);
+				expect(stats.stdout).toMatch(/Tool-repair telemetry: \d+ records? \(/);
 				expect(stats.stdout).toContain("By tool:\n  read: 1 repaired, 0 recovered, 0 unrepairable");
 				expect(stats.stdout).toContain("preprocess.exact-alias");
 				expect(stats.stdout).toContain("Outcomes by tool");

@@ -446,7 +446,7 @@ describe("/repair-stats in the TUI", () => {
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-stats --model qwen");
 		const screen = ui.customScreens[0]?.join("\n") ?? "";
-		expect(screen).toMatch(/1 records/);
+		expect(screen).toMatch(/1 record \(1 tool event, 0 grammar strip-only events\)/);
 		expect(screen).toContain('model contains "qwen"');
 		await session.session.prompt("/repair-stats --since 5m");
 		expect(ui.notifications.at(-1)?.message).toMatch(/no record matches since/);
