@@ -1,0 +1,113 @@
+/**
+ * What a person sees in pi's interactive TUI: the real `pi` (no -p) runs under
+ * tmux with the scripted provider and this extension; we type a prompt, wait
+ * for the scripted turn to finish and read the screen. A repaired call shows
+ * the muted `🔨 ✓ input repaired (...)` line under its result and the footer
+ * counts the repair; a clean call shows neither.
+ *
+ * Skipped, with a message, where tmux is not installed (.ci/run installs it).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ScriptStep } from "../fixtures/scripted-provider.ts";
+import { EXTENSION_ENTRY, node22, PI_BIN, SCRIPTED_PROVIDER_PATH } from "../helpers/pi-cli.ts";
+
+const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+if (!hasTmux) console.warn("tui.tmux.test: tmux is not installed; skipping the interactive TUI checks");
+
+const sessions: string[] = [];
+const roots: string[] = [];
+afterEach(() => {
+	for (const name of sessions.splice(0)) spawnSync("tmux", ["kill-session", "-t", name], { stdio: "ignore" });
+	for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function shellQuote(value: string): string {
+	return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/** Starts pi's TUI in a detached tmux session and returns a screen reader. */
+function startTui(script: readonly ScriptStep[], files: Record<string, string>) {
+	const root = mkdtempSync(join(tmpdir(), "pi-repair-tui-"));
+	roots.push(root);
+	const workspace = join(root, "workspace");
+	mkdirSync(join(root, "agent"), { recursive: true });
+	mkdirSync(workspace, { recursive: true });
+	for (const [name, content] of Object.entries(files)) writeFileSync(join(workspace, name), content);
+	writeFileSync(join(root, "script.json"), JSON.stringify(script));
+	const env = {
+		PATH: `${dirname(node22())}:${process.env.PATH ?? ""}`,
+		PI_CODING_AGENT_DIR: join(root, "agent"),
+		PI_OFFLINE: "1",
+		PI_SCRIPTED_SCRIPT: join(root, "script.json"),
+		PI_TOOL_REPAIR_TELEMETRY: "off",
+		PI_TOOL_REPAIR_SETTINGS: join(root, "settings.json"),
+	};
+	const exports = Object.entries(env)
+		.map(([key, value]) => `${key}=${shellQuote(value)}`)
+		.join(" ");
+	const pi = [node22(), PI_BIN, "--no-session", "-ne", "-e", SCRIPTED_PROVIDER_PATH, "-e", EXTENSION_ENTRY]
+		.concat(["--provider", "scripted", "--model", "scripted-1"])
+		.map(shellQuote)
+		.join(" ");
+	const name = `pi-repair-tui-${process.pid}-${sessions.length}`;
+	sessions.push(name);
+	execFileSync("tmux", [
+		"new-session",
+		"-d",
+		"-s",
+		name,
+		"-x",
+		"120",
+		"-y",
+		"40",
+		`cd ${shellQuote(workspace)} && env ${exports} ${pi}`,
+	]);
+	const screen = () => execFileSync("tmux", ["capture-pane", "-t", name, "-p"], { encoding: "utf8" });
+	const waitFor = async (text: string, timeoutMs = 45_000): Promise<string> => {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const current = screen();
+			if (current.includes(text)) return current;
+			if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${current}`);
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+	};
+	const type = (text: string) => {
+		execFileSync("tmux", ["send-keys", "-t", name, "-l", text]);
+		execFileSync("tmux", ["send-keys", "-t", name, "Enter"]);
+	};
+	return { screen, waitFor, type };
+}
+
+describe.skipIf(!hasTmux)("pi's interactive TUI with the repair layer", () => {
+	it("shows the repair indicator under a repaired call and the tally in the footer", { timeout: 90_000 }, async () => {
+		const tui = startTui(
+			[
+				{ toolCalls: [{ id: "r1", name: "read", arguments: { file_path: "a.txt" } }] },
+				{ text: "finished the repaired read" },
+			],
+			{ "a.txt": "hello\n" },
+		);
+		await tui.waitFor("scripted-1");
+		tui.type("go");
+		const screen = await tui.waitFor("finished the repaired read");
+		expect(screen).toContain("🔨 ✓ input repaired (preprocess.exact-alias)");
+		expect(screen).toContain("🔨 1 repaired");
+		expect(screen).not.toContain("<repair_note>");
+	});
+
+	it("shows no indicator for a clean call", { timeout: 90_000 }, async () => {
+		const tui = startTui(
+			[{ toolCalls: [{ id: "r1", name: "read", arguments: { path: "a.txt" } }] }, { text: "finished the clean read" }],
+			{ "a.txt": "hello\n" },
+		);
+		await tui.waitFor("scripted-1");
+		tui.type("go");
+		const screen = await tui.waitFor("finished the clean read");
+		expect(screen).not.toContain("🔨");
+	});
+});
