@@ -54,7 +54,13 @@ function policyFor(config: RepairPipelineConfig): RepairPolicy {
 export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {
 	const { input, config } = options;
 	const policy = policyFor(config);
-	const result = decide(input, config, policy);
+	let result: DownstreamResult;
+	try {
+		result = decide(input, config, policy);
+	} catch {
+		// Only input outside the JSON domain (functions, cycles) can make a stage throw: fail closed.
+		result = failed(config, input, []);
+	}
 	// Key order of the public result is fixed for readers of logs and snapshots.
 	const shaped: RepairPipelineResult = {
 		outcome: result.outcome,

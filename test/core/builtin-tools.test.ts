@@ -4,73 +4,9 @@
  * tables enable, and the flat edit fold (§8.3 48, §8.4–§8.6).
  */
 import { describe, expect, it } from "vitest";
-import {
-	ANCHOR_BLEED_MODELS,
-	BUILTIN_TOOL_NAMES,
-	COMMAND_ALIASES,
-	CONTENT_ALIASES,
-	EDITS_ALIASES,
-	FIND_PATTERN_ALIASES,
-	GRAMMAR_TOKEN_MODELS,
-	GREP_PATTERN_ALIASES,
-	LS_PATH_ALIASES,
-	NEW_TEXT_ALIASES,
-	OLD_TEXT_ALIASES,
-	PATH_ALIASES,
-	PIPELINE_PREPROCESSORS,
-	REPAIR_CONFIGS,
-} from "../../src/core/builtin-tables.ts";
 import { check } from "../../src/core/validator.ts";
 import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
 import { builtin, facade, ruleIds } from "../support/pipeline-helpers.ts";
-
-describe("the tables", () => {
-	it("cover all eight built-ins, powershell sharing bash's tables", () => {
-		expect([...BUILTIN_TOOL_NAMES]).toEqual(["read", "bash", "edit", "write", "grep", "find", "ls", "powershell"]);
-		for (const tool of BUILTIN_TOOL_NAMES) {
-			expect(PIPELINE_PREPROCESSORS[tool].length).toBeGreaterThan(0);
-			expect(REPAIR_CONFIGS[tool]).toBeDefined();
-		}
-		expect(PIPELINE_PREPROCESSORS.powershell).toEqual(PIPELINE_PREPROCESSORS.bash);
-		expect(REPAIR_CONFIGS.powershell).toEqual(REPAIR_CONFIGS.bash);
-	});
-
-	it("hold the exact alias lists in priority order (§5.1)", () => {
-		expect(PATH_ALIASES).toHaveLength(11);
-		expect(PATH_ALIASES[0]).toBe("file_path");
-		expect(OLD_TEXT_ALIASES).toHaveLength(12);
-		expect(OLD_TEXT_ALIASES.at(-1)).toBe("search");
-		expect(NEW_TEXT_ALIASES).toHaveLength(12);
-		expect(NEW_TEXT_ALIASES.at(-1)).toBe("replace");
-		expect(COMMAND_ALIASES).toHaveLength(7);
-		expect(EDITS_ALIASES).toEqual(["changes", "replacements", "modifications", "operations"]);
-		expect(CONTENT_ALIASES).toHaveLength(10);
-		expect(GREP_PATTERN_ALIASES).toHaveLength(7);
-		expect(FIND_PATTERN_ALIASES).toHaveLength(8);
-		expect(FIND_PATTERN_ALIASES[0]).toBe("glob");
-		expect(LS_PATH_ALIASES).toHaveLength(16);
-		expect(LS_PATH_ALIASES.slice(5)).toEqual([...PATH_ALIASES]);
-	});
-
-	it("gate anchors to kimi-k2, minimax and glm, and tokens to glm (§5.2)", () => {
-		const gated = (list: readonly RegExp[], model: string) => list.some((re) => re.test(model));
-		for (const model of ["kimi-k2-instruct", "MiniMax-M2", "glm-4.6"])
-			expect(gated(ANCHOR_BLEED_MODELS, model)).toBe(true);
-		expect(gated(ANCHOR_BLEED_MODELS, "claude-opus-4-8")).toBe(false);
-		expect(gated(GRAMMAR_TOKEN_MODELS, "glm-4.6")).toBe(true);
-		expect(gated(GRAMMAR_TOKEN_MODELS, "kimi-k2-instruct")).toBe(false);
-	});
-
-	it("never configure anchor cleanup on grep's pattern, bash's command, write's content or edit texts", () => {
-		const anchorSelectors = (tool: (typeof BUILTIN_TOOL_NAMES)[number]) =>
-			PIPELINE_PREPROCESSORS[tool].filter((p) => p.kind === "anchor-bleed").map((p) => p.selector);
-		expect(anchorSelectors("grep")).toEqual(["/path"]);
-		expect(anchorSelectors("find")).toEqual(["/path", "/pattern"]);
-		expect(anchorSelectors("bash")).toEqual([]);
-		expect(anchorSelectors("write")).toEqual(["/path"]);
-		expect(anchorSelectors("edit")).toEqual(["/path"]);
-	});
-});
 
 describe("grammar-token cleanup on built-ins (§8.3 48, decisions §4.3)", () => {
 	it("leaves a whitespace-padded path untouched on glm: only tokens are removed", () => {

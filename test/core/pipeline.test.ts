@@ -700,6 +700,21 @@ describe("callbacks (§8.8)", () => {
 	});
 });
 
+describe("input outside the JSON domain", () => {
+	it("fails closed instead of throwing on cycles and functions", () => {
+		const cyclic: Record<string, unknown> = { file_path: "/a" };
+		cyclic.self = cyclic;
+		const withFunction = { file_path: "/a", run: () => 1 };
+		for (const input of [cyclic, withFunction, "x".repeat(3) as unknown]) {
+			expect(() => builtin("read", input, { ownerPrepareArguments: (value) => value })).not.toThrow();
+		}
+		const result = builtin("read", cyclic);
+		expect(result.outcome).toBe("unrepairable");
+		expect(result.args).toBe(cyclic);
+		expect(result.retryMessage).toContain("read");
+	});
+});
+
 describe("result shape", () => {
 	it("reports the resolved policy name, adaptive by default", () => {
 		expect(custom(pathSchema, { path: "/a" }).policy).toBe("adaptive");
