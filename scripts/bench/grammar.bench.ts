@@ -9,23 +9,24 @@
  * Run: `npm run bench -- grammar`.
  */
 
-import { performance } from "node:perf_hooks";
 import { FAMILY_STEPS } from "../../src/grammar/families/index.ts";
 import { createScanContext } from "../../src/grammar/fences.ts";
 import { parseToolGrammarLeaks } from "../../src/grammar/index.ts";
 import { printTable, scalingExponent } from "./harness.ts";
 
 /**
- * Fastest of `runs` timed calls, in ms. On a shared or loaded machine the
- * median mixes in time slices lost to other processes; the minimum is the
- * figure closest to the code's own cost, and the one the exponents use.
+ * Fastest of `runs` calls, in milliseconds of this process's CPU time (user +
+ * system), not wall time: on a shared, loaded machine wall time mostly
+ * measures waiting for a core. The minimum is the figure closest to the
+ * code's own cost, and the one the exponents use.
  */
 function fastest(fn: () => unknown, runs: number): number {
 	let best = Number.POSITIVE_INFINITY;
 	for (let i = 0; i < runs; i++) {
-		const start = performance.now();
+		const start = process.cpuUsage();
 		fn();
-		best = Math.min(best, performance.now() - start);
+		const used = process.cpuUsage(start);
+		best = Math.min(best, (used.user + used.system) / 1000);
 	}
 	return best;
 }

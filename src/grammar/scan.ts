@@ -91,10 +91,19 @@ export function startsWithAt(text: string, literal: string, at: number): boolean
 	return text.startsWith(literal, at);
 }
 
-/** `indexOf` that never searches past `limit`: -1 when the literal would end after it. */
+/**
+ * `indexOf` that never looks past `limit`: -1 unless the literal lies wholly
+ * inside `[from, limit)`. Searches a substring view, so the cost is bounded by
+ * `limit - from` even when the literal occurs only far later (a plain
+ * `indexOf` then would rescan the rest of the text for every caller).
+ */
 export function indexOfBefore(text: string, literal: string, from: number, limit = text.length): number {
-	const at = text.indexOf(literal, from);
-	return at === -1 || at + literal.length > limit ? -1 : at;
+	const end = Math.min(limit, text.length);
+	if (end === text.length) return text.indexOf(literal, from);
+	const start = Math.max(0, from);
+	if (end - start < literal.length) return -1;
+	const at = text.slice(start, end).indexOf(literal);
+	return at === -1 ? -1 : start + at;
 }
 
 /** Start of the line holding `offset` (the index after the preceding newline, or 0). */
@@ -724,10 +733,10 @@ export function attributeValue(text: string, from: number, to: number, attr: str
 export function allIndexesOf(haystack: string, needle: string, from = 0, limit = haystack.length): number[] {
 	const found: number[] = [];
 	if (needle === "") return found;
-	let at = haystack.indexOf(needle, from);
-	while (at !== -1 && at + needle.length <= limit) {
+	let at = indexOfBefore(haystack, needle, from, limit);
+	while (at !== -1) {
 		found.push(at);
-		at = haystack.indexOf(needle, at + needle.length);
+		at = indexOfBefore(haystack, needle, at + needle.length, limit);
 	}
 	return found;
 }

@@ -13,9 +13,9 @@
  * A body with a name and no keys is a zero-argument call (stripped when
  * allowed, never promoted).
  *
- * Linear: indexOf walks over the body, which the caller bounds.
+ * Linear: every search is bounded by the body, which the caller bounds.
  */
-import { isIdentifier, isWhitespace, maybeParseJsonValue, setOwn } from "../scan.ts";
+import { indexOfBefore, isIdentifier, isWhitespace, maybeParseJsonValue, setOwn } from "../scan.ts";
 import type { GrammarCandidate } from "../types.ts";
 
 const KEY_OPEN = "<arg_key>";
@@ -26,13 +26,13 @@ const VALUE_CLOSE = "</arg_value>";
 /** Contents of every `open…close` element in `[from, to)` of `lower`-matched text, in order. */
 function elementContents(text: string, lower: string, open: string, close: string, from: number, to: number): string[] {
 	const contents: string[] = [];
-	let at = lower.indexOf(open, from);
-	while (at !== -1 && at < to) {
+	let at = indexOfBefore(lower, open, from, to);
+	while (at !== -1) {
 		const start = at + open.length;
-		const end = lower.indexOf(close, start);
-		if (end === -1 || end + close.length > to) break;
+		const end = indexOfBefore(lower, close, start, to);
+		if (end === -1) break;
 		contents.push(text.slice(start, end));
-		at = lower.indexOf(open, end + close.length);
+		at = indexOfBefore(lower, open, end + close.length, to);
 	}
 	return contents;
 }
@@ -53,8 +53,8 @@ export function glmCallIn(
 	start: number,
 	end: number,
 ): GrammarCandidate | undefined {
-	const firstKey = lower.indexOf(KEY_OPEN, from);
-	const nameEnd = firstKey === -1 || firstKey >= to ? to : firstKey;
+	const firstKey = indexOfBefore(lower, KEY_OPEN, from, to);
+	const nameEnd = firstKey === -1 ? to : firstKey;
 	const name = firstToken(text.slice(from, nameEnd));
 	if (!isIdentifier(name)) return undefined;
 	const keys = elementContents(text, lower, KEY_OPEN, KEY_CLOSE, from, to)

@@ -20,6 +20,7 @@ import {
 	extractFirstBalancedJson,
 	findMarkupTags,
 	firstTagAtOrAfter,
+	indexOfBefore,
 	isIdentifierPart,
 	isWhitespace,
 	lowerTextOf,
@@ -223,10 +224,10 @@ function readNameAttribute(text: string, at: number): { name: string; end: numbe
 	i = skipInlineSpace(text, i + 1);
 	const quote = text.charCodeAt(i);
 	if (quote !== 34 && quote !== 39) return undefined;
-	const close = text.indexOf(String.fromCharCode(quote), i + 1);
-	if (close === -1) return undefined;
+	// The name ends on its own line: never search past the line end.
 	const newline = text.indexOf("\n", i + 1);
-	if (newline !== -1 && newline < close) return undefined;
+	const close = indexOfBefore(text, String.fromCharCode(quote), i + 1, newline === -1 ? text.length : newline);
+	if (close === -1) return undefined;
 	const gt = skipInlineSpace(text, close + 1);
 	if (text.charCodeAt(gt) !== 62) return undefined;
 	return { name: text.slice(i + 1, close), end: gt + 1 };
@@ -253,24 +254,24 @@ function malformedParameters(
 ): { args: Record<string, unknown>; raw: Record<string, string> } {
 	const args: Record<string, unknown> = {};
 	const raw: Record<string, string> = {};
-	let at = lower.indexOf("parameter", from);
-	while (at !== -1 && at < to) {
+	let at = indexOfBefore(lower, "parameter", from, to);
+	while (at !== -1) {
 		const attr = skipInlineSpace(text, at + "parameter".length);
 		const named = attr > at + "parameter".length ? readNameAttribute(text, attr) : undefined;
 		if (!named) {
-			at = lower.indexOf("parameter", at + 1);
+			at = indexOfBefore(lower, "parameter", at + 1, to);
 			continue;
 		}
-		const close = lower.indexOf("parameter>", named.end);
-		const valueEnd = close === -1 || close >= to ? to : close;
+		const close = indexOfBefore(lower, "parameter>", named.end, to);
+		const valueEnd = close === -1 ? to : close;
 		let value = text.slice(named.end, valueEnd);
 		if (value.endsWith("/")) value = value.slice(0, -1);
 		if (value.endsWith("<")) value = value.slice(0, -1);
 		value = value.trim();
 		setOwn(args, named.name, maybeParseJsonValue(value));
 		setOwn(raw, named.name, value);
-		if (close === -1 || close >= to) break;
-		at = lower.indexOf("parameter", close + "parameter>".length);
+		if (close === -1) break;
+		at = indexOfBefore(lower, "parameter", close + "parameter>".length, to);
 	}
 	return { args, raw };
 }

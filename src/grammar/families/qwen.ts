@@ -17,7 +17,15 @@
  * `</parameter>` are collected once per text; every lookup is a binary search
  * or a forward move over those lists.
  */
-import { allIndexesOf, lowerTextOf, maybeParseJsonValue, readIdentifier, setOwn, skipInlineSpace } from "../scan.ts";
+import {
+	allIndexesOf,
+	indexOfBefore,
+	lowerTextOf,
+	maybeParseJsonValue,
+	readIdentifier,
+	setOwn,
+	skipInlineSpace,
+} from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const FUNCTION_OPEN = "<function=";
@@ -82,8 +90,8 @@ function readParameters(
 	let at = firstAtOrAfter(index.parameterOpen, from);
 	while (at !== -1 && at < to) {
 		const keyStart = at + PARAMETER_OPEN.length;
-		const gt = text.indexOf(">", keyStart);
-		if (gt === -1 || gt >= to) break;
+		const gt = indexOfBefore(text, ">", keyStart, to);
+		if (gt === -1) break;
 		const close = firstAtOrAfter(index.parameterClose, gt + 1);
 		if (close === -1 || close + PARAMETER_CLOSE.length > to) break;
 		const key = text.slice(keyStart, gt).trim();
