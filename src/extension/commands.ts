@@ -18,7 +18,14 @@ import type { ExtensionAPI, ExtensionCommandContext, KeybindingsManager, Theme }
 import type { Component, TUI } from "@earendil-works/pi-tui";
 import { truncateToWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import type { GrammarPolicyMode } from "../core/types.ts";
-import { displaySettingsPath, GRAMMAR_MODES, POLICY_PROFILES, PROFILE_GRAMMAR_DEFAULT } from "./settings.ts";
+import {
+	displaySettingsPath,
+	GRAMMAR_MODES,
+	loadDisplaySettingsWithDiagnostics,
+	POLICY_PROFILES,
+	PROFILE_GRAMMAR_DEFAULT,
+	SETTINGS_KEYS,
+} from "./settings.ts";
 import { aggregateTelemetryFiles, parseStatsArgs, telemetryFilesToRead } from "./stats.ts";
 import {
 	EMPTY_STATS_NOTICE,
@@ -203,16 +210,37 @@ async function runSettingsCommand(ctx: ExtensionCommandContext, host: SettingsHo
 		emitPlain(ctx, io, settingsPlainText(host.current(), io.settingsPath()));
 		return;
 	}
+	let warnedUnsaved = false;
 	for (;;) {
 		const items = settingsMenuItems(host.current());
 		const choice = await ctx.ui.select(SETTINGS_MENU_TITLE, items);
 		const index = choice === undefined ? -1 : items.indexOf(choice);
 		const action = MENU_ACTIONS[index];
 		if (action === undefined) break;
+		// A copy: the host may update its live object in place.
+		const before = JSON.stringify(host.current());
 		if (action === "allowedTools") await editAllowedTools(ctx, host);
 		else host.update(applyMenuAction(host.current(), action));
+		const changed = JSON.stringify(host.current()) !== before;
+		// The host swallows save errors; say once that the change lives only in this session.
+		if (!warnedUnsaved && changed && !isSaved(host.current(), io.settingsPath())) {
+			warnedUnsaved = true;
+			ctx.ui.notify(unsavedWarning(io.settingsPath()), "warning");
+		}
 	}
 	ctx.ui.notify(settingsSummary(host.current()), "info");
+}
+
+/** Whether the file now holds these values (the host saves and swallows errors). */
+function isSaved(settings: RepairDisplaySettings, path: string): boolean {
+	const loaded = loadDisplaySettingsWithDiagnostics(path);
+	if (loaded.warning !== undefined) return false;
+	const stored = loaded.settings;
+	return SETTINGS_KEYS.every((key) => JSON.stringify(stored[key]) === JSON.stringify(settings[key]));
+}
+
+export function unsavedWarning(path: string): string {
+	return `Tool repair: the change applies to this session but could not be saved to ${path === "" ? "an empty PI_TOOL_REPAIR_SETTINGS path" : path}.`;
 }
 
 async function editAllowedTools(ctx: ExtensionCommandContext, host: SettingsHost): Promise<void> {

@@ -34,6 +34,8 @@ import {
 	SETTINGS_MENU_TITLE,
 	settingsMenuItems,
 	settingsSummary,
+	showSettingsWarning,
+	unsavedWarning,
 } from "../../src/extension/commands.ts";
 import { defaultDisplaySettings, loadDisplaySettings, saveDisplaySettings } from "../../src/extension/settings.ts";
 import { EMPTY_STATS_NOTICE } from "../../src/extension/stats-report.ts";
@@ -258,6 +260,42 @@ describe("/repair-settings menu in the TUI", () => {
 		expect(fileSettings().grammarAllowedTools).toEqual([]);
 		const secondMenu = ui.dialogs.filter((d) => d.kind === "select")[1];
 		expect(secondMenu?.options?.[5]).toContain("Allowed tools: read, bash");
+	});
+});
+
+describe("/repair-settings when the file cannot be saved", () => {
+	it("applies the change, warns once that it was not saved, and keeps going", async () => {
+		writeFileSync(join(dir, "blocker"), "x");
+		settingsFile = join(dir, "blocker", "settings.json");
+		host = new FileSettingsHost(settingsFile);
+		const ui = new ScriptedTerminalUi().press([KEY.enter], [KEY.enter], [KEY.escape]);
+		const session = await startWith("tui", ui);
+		await session.session.prompt("/repair-settings");
+		expect(host.updates.map((s) => s.policyProfile)).toEqual(["recover", "conservative"]);
+		expect(ui.notifications.filter((n) => n.type === "warning")).toEqual([
+			{ message: unsavedWarning(settingsFile), type: "warning" },
+		]);
+		expect(ui.notifications.at(-1)?.message).toContain("policy conservative");
+	});
+
+	it("does not warn when the change was saved", async () => {
+		const ui = new ScriptedTerminalUi().press([KEY.enter], [KEY.escape]);
+		const session = await startWith("tui", ui);
+		await session.session.prompt("/repair-settings");
+		expect(ui.notifications.filter((n) => n.type === "warning")).toEqual([]);
+	});
+});
+
+describe("showSettingsWarning", () => {
+	it("notifies in the UI when there is one, else writes one stderr line, and ignores no warning", () => {
+		const notes: string[] = [];
+		const lines: string[] = [];
+		const ui = { notify: (message: string) => notes.push(message) } as unknown as ExtensionUIContext;
+		showSettingsWarning({ hasUI: true, mode: "tui", ui }, "bad file", (text) => lines.push(text));
+		showSettingsWarning({ hasUI: false, mode: "print", ui }, "bad file", (text) => lines.push(text));
+		showSettingsWarning({ hasUI: true, mode: "tui", ui }, undefined, (text) => lines.push(text));
+		expect(notes).toEqual(["bad file"]);
+		expect(lines).toEqual(["bad file\n"]);
 	});
 });
 
