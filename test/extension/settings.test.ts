@@ -19,12 +19,14 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
 	DEFAULT_DISPLAY_SETTINGS,
 	displaySettingsPath,
 	loadDisplaySettings,
 	loadDisplaySettingsWithDiagnostics,
+	SETTINGS_KEYS,
 	saveDisplaySettings,
 	trySaveDisplaySettings,
 } from "../../src/extension/settings.ts";
@@ -317,6 +319,58 @@ describe("bad files load as defaults, with one short warning and no write", () =
 		const loaded = loadDisplaySettingsWithDiagnostics(file);
 		expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
 		expect(loaded.warning).toContain("EACCES");
+	});
+});
+
+describe("any stored JSON loads as valid settings", () => {
+	const isValid = (settings: RepairDisplaySettings) =>
+		typeof settings.showIndicator === "boolean" &&
+		typeof settings.showNotes === "boolean" &&
+		["off", "observe", "strip", "recover"].includes(settings.grammarRecovery) &&
+		["conservative", "adaptive", "recover"].includes(settings.policyProfile) &&
+		["preserve", "strip"].includes(settings.unknownGrammarText) &&
+		Array.isArray(settings.grammarAllowedTools) &&
+		settings.grammarAllowedTools.every((tool) => typeof tool === "string");
+	const field = fc.oneof(
+		fc.jsonValue(),
+		fc.constantFrom("off", "observe", "strip", "recover", "conservative", "adaptive", "preserve", true, false),
+		fc.array(fc.string()),
+	);
+	const stored = fc.oneof(
+		fc.jsonValue(),
+		fc.record(
+			{
+				showIndicator: field,
+				showNotes: field,
+				grammarRecovery: field,
+				grammarAllowedTools: field,
+				policyProfile: field,
+				unknownGrammarText: field,
+			},
+			{ requiredKeys: [] },
+		),
+	);
+
+	it("never throws and always yields six valid fields", () => {
+		fc.assert(
+			fc.property(stored, (value) => {
+				writeFileSync(file, JSON.stringify(value) ?? "");
+				const loaded = loadDisplaySettingsWithDiagnostics(file);
+				expect(isValid(loaded.settings)).toBe(true);
+				expect(Object.keys(loaded.settings).sort()).toEqual([...SETTINGS_KEYS].sort());
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
+	it("never throws on arbitrary bytes", () => {
+		fc.assert(
+			fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+				writeFileSync(file, bytes);
+				expect(isValid(loadDisplaySettings(file))).toBe(true);
+			}),
+			{ numRuns: 300 },
+		);
 	});
 });
 

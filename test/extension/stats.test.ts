@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
 	aggregateTelemetryFiles,
@@ -185,6 +186,38 @@ describe("bad lines are skipped, never fatal", () => {
 
 	it("treats a directory where the file should be as no file", async () => {
 		expect(await aggregateTelemetryFiles([dir])).toBeUndefined();
+	});
+});
+
+describe("any line is safe to feed", () => {
+	it("never throws, and counts a line either as a record, a skipped line or nothing (blank)", () => {
+		const line = fc.oneof(
+			fc.string(),
+			fc.jsonValue().map((value) => JSON.stringify(value) ?? ""),
+			fc
+				.record(
+					{
+						tool: fc.oneof(fc.string(), fc.jsonValue()),
+						model: fc.oneof(fc.string(), fc.jsonValue()),
+						outcome: fc.oneof(fc.constantFrom("repaired", "recovered", "unrepairable", "observed"), fc.jsonValue()),
+						rules: fc.oneof(fc.array(fc.string()), fc.jsonValue()),
+						channel: fc.oneof(fc.constantFrom("message", "tool"), fc.jsonValue()),
+						grammar: fc.oneof(fc.string(), fc.jsonValue()),
+					},
+					{ requiredKeys: [] },
+				)
+				.map((record) => JSON.stringify(record)),
+		);
+		fc.assert(
+			fc.property(fc.array(line, { maxLength: 30 }), (lines) => {
+				const acc = new StatsAccumulator();
+				for (const text of lines) acc.addLine(text);
+				const { total, toolEvents, messageEvents, skippedLines } = acc.stats;
+				expect(total).toBe(toolEvents + messageEvents);
+				expect(total + skippedLines).toBeLessThanOrEqual(lines.length);
+			}),
+			{ numRuns: 300 },
+		);
 	});
 });
 
