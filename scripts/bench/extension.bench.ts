@@ -77,7 +77,7 @@ function piPreparesAndValidates(definition: AnyDefinition, input: unknown): () =
  * slows a round down, so the fastest round is the closest to the real cost,
  * and alternating keeps both sides of a ratio under the same conditions.
  */
-function bestOf(name: string, fns: readonly (() => unknown)[], rounds = 3): number[] {
+function bestOf(name: string, fns: readonly (() => unknown)[], rounds = 5): number[] {
 	const best = fns.map(() => 0);
 	for (let round = 0; round < rounds; round++) {
 		fns.forEach((fn, index) => {
