@@ -267,11 +267,14 @@ describe("rotation", () => {
 });
 
 describe("two processes appending at once", () => {
-	it("lose no record and interleave no line", async () => {
-		const perChild = 4000;
+	const perChild = 4000;
+
+	/** Two child processes append `perChild` records each, starting together; returns when both exit. */
+	async function runWriters(options: { rotateBytes?: number; yieldEvery?: number } = {}): Promise<void> {
+		const recorderOptions = `{ path: () => ${JSON.stringify(file)}${options.rotateBytes ? `, rotateBytes: ${options.rotateBytes}` : ""} }`;
 		const script = (name: string) => `
 			import { createTelemetryRecorder } from ${JSON.stringify(TELEMETRY_MODULE)};
-			const recorder = createTelemetryRecorder({ path: () => ${JSON.stringify(file)} });
+			const recorder = createTelemetryRecorder(${recorderOptions});
 			// A long rule list makes each line several hundred bytes, well past a pipe's small-write size.
 			const rules = Array.from({ length: 40 }, (_, i) => "rule." + i);
 			const go = new Promise((resolve) => process.stdin.once("data", resolve));
@@ -279,7 +282,10 @@ describe("two processes appending at once", () => {
 			await go;
 			for (let i = 0; i < ${perChild}; i++) {
 				recorder.toolOutcome({ tool: ${JSON.stringify(name)}, model: "seq-" + i, outcome: "repaired", rules, profile: "adaptive", stages: ["preprocess"] });
+				// Yielding lets the asynchronous size check and rotation run between appends.
+				if (${options.yieldEvery ?? 0} > 0 && i % ${options.yieldEvery ?? 1} === 0) await new Promise((r) => setImmediate(r));
 			}
+			await new Promise((r) => setTimeout(r, 50));
 		`;
 		const children = ["alpha", "beta"].map((name) =>
 			spawn(process.execPath, ["--input-type=module", "-e", script(name)], { stdio: ["pipe", "pipe", "inherit"] }),
@@ -297,12 +303,26 @@ describe("two processes appending at once", () => {
 		for (const child of children) child.stdin.end("go\n");
 		const codes = await Promise.all(children.map((child) => new Promise((resolve) => child.once("exit", resolve))));
 		expect(codes).toEqual([0, 0]);
+	}
 
-		const records = lines(file).map((line) => JSON.parse(line));
+	function expectEveryRecordOnce(records: { tool: string; model: string }[]): void {
 		expect(records).toHaveLength(2 * perChild);
 		for (const name of ["alpha", "beta"]) {
 			const seqs = records.filter((record) => record.tool === name).map((record) => record.model);
 			expect(seqs).toEqual(Array.from({ length: perChild }, (_, i) => `seq-${i}`));
 		}
+	}
+
+	it("lose no record and interleave no line", async () => {
+		await runWriters();
+		expectEveryRecordOnce(lines(file).map((line) => JSON.parse(line)));
+	});
+
+	it("lose nothing across a rotation that happens while both write", async () => {
+		// About 4.4 MB in total against a 3 MB limit: exactly one rotation.
+		await runWriters({ rotateBytes: 3 * 1024 * 1024, yieldEvery: 25 });
+		expect(existsSync(rotatedTelemetryPath(file))).toBe(true);
+		const all = [...lines(rotatedTelemetryPath(file)), ...lines(file)].map((line) => JSON.parse(line));
+		expectEveryRecordOnce(all);
 	});
 });
