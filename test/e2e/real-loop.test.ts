@@ -154,3 +154,43 @@ describe("classic mistakes through pi's real agent loop", () => {
 		expect(r.readFile("null")).toBeUndefined();
 	});
 });
+
+describe("every one of the eight built-ins goes through the pipeline", () => {
+	let run: PiSessionHarness | undefined;
+	afterEach(async () => {
+		await run?.dispose();
+		run = undefined;
+	});
+
+	// Each call uses an alias the tool's table knows; whether the tool itself then succeeds
+	// (grep and find need ripgrep and fd, powershell needs pwsh) does not change that the
+	// repaired call ran and its result, success or error, carries the note.
+	const aliased = [
+		{ id: "read", name: "read", arguments: { file_path: "a.txt" } },
+		{ id: "bash", name: "bash", arguments: { cmd: "echo via-bash" } },
+		{ id: "edit", name: "edit", arguments: { path: "b.txt", changes: [{ oldText: "one", newText: "1" }] } },
+		{ id: "write", name: "write", arguments: { path: "w.txt", text: "written\n" } },
+		{ id: "grep", name: "grep", arguments: { query: "alpha", path: "." } },
+		{ id: "find", name: "find", arguments: { glob: "*.txt" } },
+		{ id: "ls", name: "ls", arguments: { directory: "." } },
+		{ id: "powershell", name: "powershell", arguments: { cmd: "Write-Output via-powershell" } },
+	];
+
+	it("repairs an aliased call to each of them and attaches exactly one note to its result", async () => {
+		run = await startPiSession({ files: { "a.txt": "alpha\n", "b.txt": "one two\n" } });
+		await run.play([{ toolCalls: aliased }, { type: "echo" }]);
+		for (const call of aliased) {
+			expect(run.toolResult(call.id), call.id).toBeDefined();
+			expect(countNotes(run.resultText(call.id)), call.id).toBe(1);
+		}
+		expect(run.readFile("b.txt")).toBe("1 two\n");
+		expect(run.readFile("w.txt")).toBe("written\n");
+		expect(run.resultText("bash")).toContain("via-bash");
+		expect(
+			run
+				.telemetry()
+				.filter((r) => r.outcome === "repaired")
+				.map((r) => r.tool),
+		).toEqual(aliased.map((call) => call.name));
+	});
+});
