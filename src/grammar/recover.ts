@@ -167,7 +167,7 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 					: typeArgumentsFromSchema(candidate.arguments, schema, candidate.rawArguments);
 			collected.push({ call: { name: candidate.name, arguments: args, grammar: candidate.grammar } });
 		}
-		content.push({ ...part, [field]: removeRanges(partText, kept) } as Part);
+		content.push({ ...part, [field]: removeRanges(partText, kept) });
 	}
 
 	const shouldRecover =

@@ -73,9 +73,13 @@ function valueHasType(value: unknown, types: ReadonlySet<JsonType>): boolean {
 			return types.has("number") || (types.has("integer") && Number.isInteger(value));
 		case "object":
 			return Array.isArray(value) ? types.has("array") : types.has("object");
-		default:
+		case "bigint":
+		case "function":
+		case "symbol":
+		case "undefined":
 			return false;
 	}
+	return false;
 }
 
 /** A JSON number literal and nothing else (no `Infinity`, hex, spaces or `+`). */

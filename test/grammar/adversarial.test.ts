@@ -16,7 +16,7 @@ function fill(unit: string, size = MB): string {
 	return unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
 }
 
-export const ADVERSARIAL_INPUTS: ReadonlyArray<readonly [string, string]> = [
+const ADVERSARIAL_INPUTS: ReadonlyArray<readonly [string, string]> = [
 	["angle brackets", fill("<")],
 	["square brackets", fill("[")],
 	["braces", fill("{")],
