@@ -19,7 +19,7 @@ type SchemaNode = Record<string, unknown>;
 
 /** Converts `value` towards `schema`; returns `value` itself when no conversion applies. */
 export function convertToSchema(schema: TSchema, value: unknown): unknown {
-	return convertNode(schema as unknown, value, 0);
+	return convertNode(schema, value, 0);
 }
 
 // Schemas are finite trees, but a hostile recursive one must not hang the walk.
@@ -42,12 +42,12 @@ function convertNode(schema: unknown, value: unknown, depth: number): unknown {
 
 function convertUnion(branches: readonly unknown[], value: unknown, depth: number): unknown {
 	for (const branch of branches) {
-		if (isRecord(branch) && check(branch as TSchema, value)) return value;
+		if (isRecord(branch) && check(branch, value)) return value;
 	}
 	for (const branch of branches) {
 		if (!isRecord(branch)) continue;
 		const converted = convertNode(branch, value, depth + 1);
-		if (converted !== value && check(branch as TSchema, converted)) return converted;
+		if (converted !== value && check(branch, converted)) return converted;
 	}
 	return value;
 }
@@ -125,7 +125,7 @@ function numberFromString(value: unknown, integer: boolean): number | undefined 
 }
 
 function convertObject(node: SchemaNode, value: Record<string, unknown>, depth: number): Record<string, unknown> {
-	const properties = isRecord(node.properties) ? (node.properties as Record<string, unknown>) : undefined;
+	const properties = isRecord(node.properties) ? node.properties : undefined;
 	const patterns = patternSchemas(node.patternProperties);
 	const additional = isRecord(node.additionalProperties) ? node.additionalProperties : undefined;
 	if (properties === undefined && patterns.length === 0 && additional === undefined) return value;

@@ -97,7 +97,7 @@ export function boundedJson(value: unknown, budget: number): string | undefined 
 				return inArray ? emit("null") : true;
 			case "object":
 				break;
-			default:
+			case "bigint":
 				throw new TypeError("not plain JSON");
 		}
 		if (typeof (node as { toJSON?: unknown }).toJSON === "function") throw new TypeError("not plain JSON");

@@ -49,28 +49,26 @@ function planFor(preprocessors: readonly Preprocessor[]): readonly Step[] {
 
 function stepFor(preprocessor: Preprocessor): Step {
 	const segments = parseSelector(preprocessor.selector);
-	switch (preprocessor.kind) {
-		case "alias": {
-			const last = segments.at(-1);
-			if (last === undefined || last.kind !== "key") return { kind: "noop" };
-			return {
-				kind: "alias",
-				parent: segments.slice(0, -1),
-				canonical: last.key,
-				aliases: preprocessor.aliases,
-				emptyIsMissing: preprocessor.emptyEquivalentToMissing === true,
-			};
-		}
-		case "structural":
-			// Only our own edit fold is understood well enough to predict; any other reshaping must run.
-			return preprocessor.apply === foldFlatEditFieldsPreprocessor ? { kind: "fold", segments } : { kind: "opaque" };
-		default: {
-			const step: Step = { kind: "field", field: preprocessor.kind, segments };
-			if (preprocessor.scalarType !== undefined) step.scalarType = preprocessor.scalarType;
-			if (preprocessor.modelFamilies !== undefined) step.families = preprocessor.modelFamilies;
-			return step;
-		}
+	if (preprocessor.kind === "alias") {
+		const last = segments.at(-1);
+		if (last === undefined || last.kind !== "key") return { kind: "noop" };
+		return {
+			kind: "alias",
+			parent: segments.slice(0, -1),
+			canonical: last.key,
+			aliases: preprocessor.aliases,
+			emptyIsMissing: preprocessor.emptyEquivalentToMissing === true,
+		};
 	}
+	if (preprocessor.kind === "structural") {
+		// Only our own edit fold is understood well enough to predict; any other reshaping must run.
+		return preprocessor.apply === foldFlatEditFieldsPreprocessor ? { kind: "fold", segments } : { kind: "opaque" };
+	}
+	// Field kinds, and kinds this version does not know (the field probe treats those as no-ops, as preprocessing does).
+	const step: Step = { kind: "field", field: preprocessor.kind, segments };
+	if (preprocessor.scalarType !== undefined) step.scalarType = preprocessor.scalarType;
+	if (preprocessor.modelFamilies !== undefined) step.families = preprocessor.modelFamilies;
+	return step;
 }
 
 /** Every value the first `to` segments address under `root`, in document order. */

@@ -14,13 +14,13 @@ const MAX_SCHEMA_DEPTH = 64;
 
 /** `value` without nulls at optional properties (any depth); the same reference when there were none. */
 export function withoutOmittedNulls(schema: TSchema, value: unknown): unknown {
-	return strip(schema as unknown, value, 0);
+	return strip(schema, value, 0);
 }
 
 function strip(schema: unknown, value: unknown, depth: number): unknown {
 	if (!isRecord(schema) || depth > MAX_SCHEMA_DEPTH || typeof value !== "object" || value === null) return value;
 	if (Array.isArray(value)) return stripItems(schema, value, depth);
-	const properties = isRecord(schema.properties) ? (schema.properties as Record<string, unknown>) : undefined;
+	const properties = isRecord(schema.properties) ? schema.properties : undefined;
 	if (properties === undefined) return value;
 	const required = new Set(Array.isArray(schema.required) ? schema.required : []);
 	let out: Record<string, unknown> | undefined;

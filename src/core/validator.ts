@@ -20,7 +20,7 @@ const compiled = new WeakMap<object, Validator>();
 function validatorFor(schema: TSchema): Validator {
 	let validator = compiled.get(schema);
 	if (validator === undefined) {
-		validator = Compile(schema) as Validator;
+		validator = Compile<TSchema>(schema);
 		compiled.set(schema, validator);
 	}
 	return validator;

@@ -282,10 +282,7 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 			schema,
 			{ path: "", file_path: "/x", content: "", body: "replacement" },
 			{
-				preprocessors: [
-					alias("/path", ["file_path"], { emptyEquivalentToMissing: true } as Partial<Preprocessor>),
-					alias("/content", ["body"]),
-				],
+				preprocessors: [alias("/path", ["file_path"], { emptyEquivalentToMissing: true }), alias("/content", ["body"])],
 			},
 		);
 		expect(result.args).toEqual({ path: "/x", content: "", body: "replacement" });
@@ -322,7 +319,7 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 	});
 
 	it("moves only the first alias present and skips empty or guarded ones (34, 35, 36)", () => {
-		const preprocessors = [alias("/path", ["a", "b", "c"], { accepts: "string" } as Partial<Preprocessor>)];
+		const preprocessors = [alias("/path", ["a", "b", "c"], { accepts: "string" })];
 		expect(custom(optionalPath, { a: "1", b: "2" }, { preprocessors }).args).toEqual({ b: "2", path: "1" });
 		expect(custom(optionalPath, { a: "", b: "2" }, { preprocessors }).args).toEqual({ a: "", path: "2" });
 		expect(custom(optionalPath, { a: 5, c: "3" }, { preprocessors }).args).toEqual({ a: 5, path: "3" });
