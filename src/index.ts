@@ -159,5 +159,6 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		}),
 	);
 
-	registerRepairCommands(pi, settingsHost);
+	// The commands are an extra: a failure to register them must not unload the repairs.
+	contained(() => registerRepairCommands(pi, settingsHost));
 }
