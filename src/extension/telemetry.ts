@@ -12,9 +12,10 @@
  * append is the only synchronous file call on the tool-call path: the size
  * check for rotation runs asynchronously every so often, and when the file
  * passes the limit (10 MB) it is renamed to `<file>.1`, replacing the
- * previous one. `/repair-stats` reads both. Every error is swallowed.
+ * previous one, under a lock file so two processes never rotate at once.
+ * `/repair-stats` reads both. Every error is swallowed.
  */
-import { appendFileSync, mkdirSync, rename, stat, statSync } from "node:fs";
+import { appendFileSync, closeSync, mkdirSync, openSync, renameSync, stat, statSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import type {
@@ -189,22 +190,9 @@ class LineAppender {
 	private scheduleRotationCheck(path: string): void {
 		this.checking.add(path);
 		stat(path, (error, info) => {
-			if (error || info.size < this.rotateBytes || !this.stillSameFile(path, info.ino)) {
-				this.finishCheck(path);
-				return;
-			}
-			rename(path, rotatedTelemetryPath(path), () => this.finishCheck(path));
+			if (!error && info.size >= this.rotateBytes) rotateUnderLock(path, this.rotateBytes);
+			this.finishCheck(path);
 		});
-	}
-
-	/** Another process may have rotated meanwhile: only the file that was measured is moved. */
-	private stillSameFile(path: string, ino: number): boolean {
-		try {
-			const current = statSync(path);
-			return current.ino === ino && current.size >= this.rotateBytes;
-		} catch {
-			return false;
-		}
 	}
 
 	/** Appends made while a check was running are measured by a follow-up check. */
@@ -213,6 +201,46 @@ class LineAppender {
 		if ((this.sinceCheck.get(path) ?? 0) < this.checkInterval) return;
 		this.sinceCheck.set(path, 0);
 		this.scheduleRotationCheck(path);
+	}
+}
+
+/** A lock older than this was left by a process that died mid-rotation. */
+const STALE_LOCK_MS = 60_000;
+
+/**
+ * Renames `<file>` to `<file>.1` while holding `<file>.rotate-lock`, created
+ * exclusively, so two processes never both rotate: the second one would move
+ * the fresh file over the first one's `.1`. The size is measured again under
+ * the lock, so a file another process just rotated is left alone.
+ */
+function rotateUnderLock(path: string, rotateBytes: number): void {
+	const lock = `${path}.rotate-lock`;
+	let fd: number;
+	try {
+		fd = openSync(lock, "wx");
+	} catch (error) {
+		if (isCode(error, "EEXIST")) removeStaleLock(lock);
+		return;
+	}
+	try {
+		if (statSync(path).size >= rotateBytes) renameSync(path, rotatedTelemetryPath(path));
+	} catch {
+		// Gone or unreadable: nothing to rotate.
+	} finally {
+		closeSync(fd);
+		try {
+			unlinkSync(lock);
+		} catch {
+			// Already removed as stale by another process.
+		}
+	}
+}
+
+function removeStaleLock(lock: string): void {
+	try {
+		if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) unlinkSync(lock);
+	} catch {
+		// Released meanwhile.
 	}
 }
 

@@ -5,7 +5,7 @@
  * reach the caller.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -252,6 +252,33 @@ describe("rotation", () => {
 		const previous = lines(rotatedTelemetryPath(file)).map((line) => JSON.parse(line).model);
 		expect(previous).toContain("second");
 		expect(existsSync(`${file}.2`)).toBe(false);
+	});
+
+	it("leaves the rotation to the process holding the lock", async () => {
+		writeFileSync(file, `${"x".repeat(5000)}\n`);
+		writeFileSync(`${file}.rotate-lock`, "");
+		createTelemetryRecorder({ path: () => file, rotateBytes: 4096 }).grammarStripped({
+			model: "m",
+			grammars: ["dsml"],
+			profile: "adaptive",
+		});
+		await settle();
+		expect(existsSync(rotatedTelemetryPath(file))).toBe(false);
+		expect(existsSync(`${file}.rotate-lock`)).toBe(true);
+	});
+
+	it("clears a lock left by a process that died mid-rotation, then rotates", async () => {
+		writeFileSync(file, `${"x".repeat(5000)}\n`);
+		writeFileSync(`${file}.rotate-lock`, "");
+		utimesSync(`${file}.rotate-lock`, new Date(2020, 0, 1), new Date(2020, 0, 1));
+		const recorder = createTelemetryRecorder({ path: () => file, rotateBytes: 4096 });
+		const event = { model: "m", grammars: ["dsml"], profile: "adaptive" };
+		recorder.grammarStripped(event);
+		await until(() => !existsSync(`${file}.rotate-lock`));
+		for (let i = 0; i < 10; i++) recorder.grammarStripped(event);
+		await until(() => existsSync(rotatedTelemetryPath(file)));
+		expect(existsSync(rotatedTelemetryPath(file))).toBe(true);
+		expect(existsSync(`${file}.rotate-lock`)).toBe(false);
 	});
 
 	it("rotates a file left large by an earlier run on the first append", async () => {
