@@ -1,6 +1,7 @@
+import { createEditToolDefinition } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { applyOwnerShim, OWNER_SHIM_RULE_ID } from "../../src/core/owner-shim.ts";
-import { deepFreeze } from "../support/pipeline-helpers.ts";
+import { builtin, deepFreeze } from "../support/pipeline-helpers.ts";
 
 describe("applyOwnerShim", () => {
 	it("passes the value through when no shim is configured", () => {
@@ -49,5 +50,25 @@ describe("applyOwnerShim", () => {
 		);
 		expect(result.value).toBe(input);
 		expect(result.change).toBeUndefined();
+	});
+});
+
+describe("pi's own edit shim through the pipeline", () => {
+	it("records the shim's reshaping and leaves an already valid edit call untouched", () => {
+		const shim = createEditToolDefinition(process.cwd()).prepareArguments as (input: unknown) => unknown;
+		const valid = { path: "/a", edits: [{ oldText: "x", newText: "y" }] };
+		const untouched = builtin("edit", valid, { ownerPrepareArguments: shim });
+		expect(untouched.outcome).toBe("valid");
+		expect(untouched.args).toBe(valid);
+
+		const input = deepFreeze({ path: "/a", edits: '[{"old_text":"x","new_text":"y"}]' });
+		const result = builtin("edit", input, { ownerPrepareArguments: shim });
+		expect(result.outcome).toBe("repaired");
+		expect(result.args).toEqual(valid);
+		expect(result.changes.map((change) => change.ruleId)).toEqual([
+			OWNER_SHIM_RULE_ID,
+			"preprocess.exact-alias",
+			"preprocess.exact-alias",
+		]);
 	});
 });
