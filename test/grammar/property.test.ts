@@ -119,3 +119,51 @@ describe("stripValues", () => {
 		);
 	});
 });
+
+describe("any text at all", () => {
+	const pieces = fc.constantFrom(
+		"<tool_call>",
+		"</tool_call>",
+		"<function=read>",
+		"<parameter=path>",
+		"</parameter>",
+		'{"name": "read", "arguments": {',
+		"}",
+		"[TOOL_CALLS]",
+		"<|python_tag|>",
+		"```",
+		"<think>",
+		"</think>",
+		"\uff5cDSML\uff5c",
+		'<invoke name="read">',
+		"read(",
+		")",
+		"'",
+		'"',
+		"\n",
+	);
+	const noisy = fc
+		.array(fc.oneof(pieces, fc.string({ maxLength: 8 }), fc.string({ unit: "grapheme", maxLength: 4 })), {
+			maxLength: 40,
+		})
+		.map((parts) => parts.join(""));
+
+	it("never throws, never mutates, and keeps every content part's type", () => {
+		fc.assert(
+			fc.property(noisy, fc.constantFrom("observe", "strip", "recover") as fc.Arbitrary<"observe">, (text, mode) => {
+				const input: MinimalAssistantMessage = {
+					role: "assistant",
+					content: [{ type: "text", text }],
+					stopReason: "stop",
+				};
+				const snapshot = structuredClone(input);
+				const result = recoverGrammarLeaks(input, { mode, knownTools: new Set(["read"]) });
+				expect(input).toEqual(snapshot);
+				expect(result.message.content[0]?.type).toBe("text");
+				if (!result.changed) expect(result.message).toBe(input);
+				parseToolGrammarLeaks(text);
+			}),
+			{ numRuns: 1000 },
+		);
+	});
+});

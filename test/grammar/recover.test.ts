@@ -268,3 +268,30 @@ describe("text handling", () => {
 		expect(result.message.content).toContain(image);
 	});
 });
+
+describe("bad input leaves a message without a complete leak untouched", () => {
+	const MB = 1 << 20;
+	const cases: ReadonlyArray<readonly [string, string]> = [
+		["binary", Array.from({ length: 4096 }, (_, i) => String.fromCharCode((i * 7919) % 65536)).join("")],
+		["half-written qwen markup", "<tool_call>\n<function=bash>\n<parameter=command>rm -rf"],
+		["half-written bare JSON", '{"name": "bash", "arguments": {"command": "ls"'],
+		["half-written pythonic call", 'bash(command="ls"'],
+		["deeply nested brackets", `${"[{(".repeat(50_000)}`],
+		["unbalanced quotes", `{"name": "bash", "arguments": {"command": "ls}}\n'"'"`],
+		["10 MB of prose", "plain words, (asides) and 'quotes' here.\n".repeat((10 * MB) / 41)],
+	];
+
+	it.each(cases)("%s", (_label, text) => {
+		const input = message(text);
+		const result = recoverGrammarLeaks(input, options({ knownTools: new Set(["bash", "read", "write", "ls"]) }));
+		expect(result.changed).toBe(false);
+		expect(result.promoted).toBe(false);
+		expect(result.message).toBe(input);
+	});
+
+	it("survives content parts that are not objects", () => {
+		const input = { role: "assistant", content: [null, 5, "x", { type: "text" }], stopReason: "stop" };
+		const result = recoverGrammarLeaks(input as unknown as MinimalAssistantMessage, options());
+		expect(result.changed).toBe(false);
+	});
+});
