@@ -79,17 +79,25 @@ export function thinkSpans(text: string): Array<{ start: number; end: number }> 
 	return spans;
 }
 
+/**
+ * True when the candidate overlaps one of the sorted, disjoint `spans`. Only
+ * the last span starting before the candidate ends can reach it (every earlier
+ * one ends earlier still), so one binary search answers it.
+ */
 function overlapsAny(candidate: GrammarCandidate, spans: ReadonlyArray<{ start: number; end: number }>): boolean {
-	for (const span of spans) if (candidate.start < span.end && span.start < candidate.end) return true;
-	return false;
+	let low = 0;
+	let high = spans.length;
+	while (low < high) {
+		const mid = (low + high) >>> 1;
+		if ((spans[mid]?.start ?? 0) < candidate.end) low = mid + 1;
+		else high = mid;
+	}
+	const last = spans[low - 1];
+	return last !== undefined && last.end > candidate.start;
 }
 
 function promotedCallId(grammar: GrammarName, time: number, index: number): string {
 	return `tool_repair_${grammar.replace(/[^A-Za-z0-9]/g, "_")}_${time.toString(36)}_${index}`;
-}
-
-interface Collected {
-	call: RecoveredToolCall;
 }
 
 /** `recoverGrammarLeaks` itself: see the file header. */
@@ -122,7 +130,7 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 	let detectedRanges = 0;
 	let strippedRanges = 0;
 	let changed = false;
-	const collected: Collected[] = [];
+	const collected: RecoveredToolCall[] = [];
 	const content: Part[] = [];
 
 	for (const part of message.content) {
@@ -165,7 +173,7 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 				schema === undefined
 					? candidate.arguments
 					: typeArgumentsFromSchema(candidate.arguments, schema, candidate.rawArguments);
-			collected.push({ call: { name: candidate.name, arguments: args, grammar: candidate.grammar } });
+			collected.push({ name: candidate.name, arguments: args, grammar: candidate.grammar });
 		}
 		content.push({ ...part, [field]: removeRanges(partText, kept) });
 	}
@@ -190,7 +198,7 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 	const promotedCallIds: string[] = [];
 	if (shouldRecover) {
 		const time = (options.now ?? Date.now)();
-		collected.forEach(({ call }, index) => {
+		collected.forEach((call, index) => {
 			const id = promotedCallId(call.grammar, time, index);
 			promotedCallIds.push(id);
 			recoveredCalls.push(call);

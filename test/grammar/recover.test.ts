@@ -295,3 +295,13 @@ describe("bad input leaves a message without a complete leak untouched", () => {
 		expect(result.changed).toBe(false);
 	});
 });
+
+describe("think spans at scale", () => {
+	it("handles many think spans and many leaks in one part", () => {
+		const unit = `<think>x</think>\n${qwen("read", "path", "a")}\n`;
+		const input = message(unit.repeat(5000));
+		const result = recoverGrammarLeaks(input, options({ mode: "strip" }));
+		expect(result.strippedRanges).toBe(5000);
+		expect((result.message.content[0] as { text: string }).text).not.toContain("tool_call");
+	});
+});
