@@ -180,6 +180,17 @@ export class RepairFeedbackHub {
 		}
 	}
 
+	/**
+	 * `turn_end`: every call of the turn has had its result by now, so anything
+	 * still pending belongs to a call that never ran (blocked by another
+	 * extension, or failed pi's validation). Dropping it keeps a later call
+	 * with the same arguments from inheriting a note that is not its own.
+	 */
+	endTurn(): void {
+		this.lifecycle.clear();
+		this.nested.clear();
+	}
+
 	clear(): void {
 		this.lifecycle.clear();
 		this.shown.clear();

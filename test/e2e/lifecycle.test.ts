@@ -8,9 +8,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SessionManager } from "@earendil-works/pi-coding-agent";
+import { type ExtensionAPI, SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPAIR_ENTRY_TYPE } from "../../src/extension/feedback.ts";
+import repairExtension from "../../src/index.ts";
 import { type PiSessionHarness, type PiSessionOptions, startPiSession } from "../helpers/pi-session.ts";
 
 const NOTE = "<repair_note>";
@@ -84,6 +85,29 @@ describe("notes stay with their own call", () => {
 		]);
 		expect(countNotes(r.resultText("first"))).toBe(1);
 		expect(r.resultText("second")).not.toContain(NOTE);
+	});
+});
+
+describe("repairs of calls that never ran", () => {
+	it("do not leak their note to a later identical call when another extension blocked the first", async () => {
+		let blocked = false;
+		// Loaded before the repair layer, so its tool_call handler runs first and ours never sees the call.
+		const gate = (pi: ExtensionAPI) => {
+			pi.on("tool_call", () => {
+				if (blocked) return undefined;
+				blocked = true;
+				return { block: true, reason: "blocked once by a permission gate" };
+			});
+		};
+		const r = await session({ extensions: [gate, repairExtension], files: { "a.txt": "x\n" } });
+		await r.play([
+			{ toolCalls: [{ id: "blocked", name: "read", arguments: { file_path: "a.txt" } }] },
+			{ toolCalls: [{ id: "later", name: "read", arguments: { path: "a.txt" } }] },
+			{ type: "echo" },
+		]);
+		expect(r.resultText("blocked")).toContain("blocked once");
+		expect(r.toolResult("later")?.isError).toBe(false);
+		expect(r.resultText("later")).not.toContain(NOTE);
 	});
 });
 

@@ -139,6 +139,15 @@ describe("indicator info and persisted entries", () => {
 		expect(h.onToolCall("read", { path: "a" }, "c1")?.notes).toEqual(["n"]);
 	});
 
+	it("drops repairs of calls that never ran at the end of a turn, keeping the indicator info", () => {
+		const { hub: h } = hub();
+		h.pending("read", { path: "a" }, repaired("stale"));
+		h.bind("shown", "read", repaired("bound"));
+		h.endTurn();
+		expect(h.onToolCall("read", { path: "a" }, "later")).toBeUndefined();
+		expect(h.info("shown")?.rules).toEqual(["preprocess.exact-alias"]);
+	});
+
 	it("forgets everything on clear (session shutdown)", () => {
 		const { hub: h } = hub();
 		h.pending("read", { path: "a" }, repaired("n"));
