@@ -127,9 +127,13 @@ function rescueOne(block: ToolCallBlock, deps: RescueDeps): ToolCallBlock | unde
 	let result: RepairPipelineResult;
 	try {
 		result = deps.repair(block.name, rescueInput(rawText));
-		deps.onAttempt?.({ toolCallId: block.id, toolName: block.name, result });
 	} catch {
 		return undefined;
+	}
+	try {
+		deps.onAttempt?.({ toolCallId: block.id, toolName: block.name, result });
+	} catch {
+		// Bookkeeping (telemetry, note binding) never decides whether the call is rescued.
 	}
 	if (result.outcome !== "repaired") return undefined;
 	const { argumentsError: _cleared, ...rest } = block;
