@@ -185,6 +185,17 @@ describe("model gates and policy profiles", () => {
 		expect(plain.resultText("p")).not.toContain(NOTE);
 	});
 
+	it("follows a model switch: the gate opens once pi selects a gated model", async () => {
+		const r = await session({ model: "claude-opus-4-8", otherModels: ["glm-4.6"], files: { "f.txt": "switched\n" } });
+		await r.play([{ toolCalls: [{ id: "before", name: "read", arguments: { path: "^f.txt$" } }] }, { type: "echo" }]);
+		expect(r.toolResult("before")?.isError).toBe(true);
+		await r.switchModel("glm-4.6");
+		await r.play([{ toolCalls: [{ id: "after", name: "read", arguments: { path: "^f.txt$" } }] }, { type: "echo" }]);
+		expect(r.toolResult("after")?.isError).toBe(false);
+		expect(r.resultText("after")).toContain("switched");
+		expect(r.telemetry().at(-1)).toMatchObject({ tool: "read", model: "glm-4.6", rules: ["stripAnchorBleed"] });
+	});
+
 	it("does not complete a truncated object under the conservative profile", async () => {
 		const r = await session({ env: { PI_TOOL_REPAIR_SETTINGS: settingsFile({ policyProfile: "conservative" }) } });
 		await r.play([

@@ -43,6 +43,8 @@ export const ALL_BUILTIN_TOOLS = ["read", "bash", "edit", "write", "grep", "find
 export interface PiSessionOptions {
 	/** Model id of the faux provider (gates model-family repairs). Default `scripted-1`. */
 	model?: string;
+	/** More model ids the provider offers, for switching with `harness.switchModel(id)`. */
+	otherModels?: string[];
 	/** Extension factories to load; default `[repairExtension]`. */
 	extensions?: InlineExtension[];
 	/** Active tools; default all eight built-ins (plus `codemode` when `codemode` is set). */
@@ -69,6 +71,8 @@ export interface PiSessionHarness {
 	agentDir: string;
 	telemetryPath: string;
 	settingsPath: string;
+	/** Selects another model of the provider, as `/model` does (fires `model_select`). */
+	switchModel(modelId: string): Promise<void>;
 	/** Plays the script: queues its turns and sends one prompt. */
 	play(script: readonly ScriptStep[], prompt?: string): Promise<void>;
 	toolResults(): ToolResultMessage[];
@@ -111,7 +115,11 @@ export async function startPiSession(options: PiSessionOptions = {}): Promise<Pi
 	}
 
 	const modelId = options.model ?? "scripted-1";
-	const faux = fauxProvider({ provider: "scripted", models: [{ id: modelId }], tokenSize: { min: 64, max: 64 } });
+	const faux = fauxProvider({
+		provider: "scripted",
+		models: [modelId, ...(options.otherModels ?? [])].map((id) => ({ id })),
+		tokenSize: { min: 64, max: 64 },
+	});
 	const modelRuntime = await ModelRuntime.create({
 		authPath: join(agentDir, "auth.json"),
 		modelsPath: join(agentDir, "models.json"),
@@ -157,6 +165,11 @@ export async function startPiSession(options: PiSessionOptions = {}): Promise<Pi
 		agentDir,
 		telemetryPath,
 		settingsPath,
+		async switchModel(id) {
+			const next = faux.getModel(id);
+			if (next === undefined) throw new Error(`the scripted provider offers no model ${id}`);
+			await session.setModel(next);
+		},
 		async play(script, prompt = "go") {
 			faux.setResponses(scriptResponses(script));
 			await session.prompt(prompt);
