@@ -116,14 +116,15 @@ function checkInvariants(fuzz: FuzzCase): void {
 	expect(Object.keys(Object.prototype)).toEqual([]);
 	expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 
-	// 4. Strictly valid input is preserved unless a configured preprocessor changed it.
+	// 4. Strictly valid input is preserved unless a configured cleanup changed it: a preprocessor, or the
+	// engine's path-field link cleanup. (What such a change leaves behind may need a repair of its own:
+	// tokens stripped from `{"<arg_key>limit</arg_key>": null}` leave a null optional to drop.)
 	if (checker.Check(fuzz.input)) {
 		if (result.outcome === "valid") expect(result.args).toBe(fuzz.input);
 		else {
 			expect(result.outcome).toBe("repaired");
-			for (const change of result.changes) {
-				expect(change.stage === "preprocess" || change.ruleId === "unwrapMarkdownAutoLink").toBe(true);
-			}
+			const cleanup = result.changes.find((change) => change.stage !== "envelope");
+			expect(cleanup?.stage === "preprocess" || cleanup?.ruleId === "unwrapMarkdownAutoLink").toBe(true);
 		}
 	}
 
