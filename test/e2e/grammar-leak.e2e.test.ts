@@ -8,7 +8,7 @@
  * carries the recovery note. Counter-cases: a fenced example and a call in
  * the model's thinking are never run.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -99,5 +99,31 @@ describe("a DSML write leak in pi's real agent loop", () => {
 		await r.play([{ text: `Saving.\n${dsmlWrite("stripped.txt", "x")}` }]);
 		expect(r.readFile("stripped.txt")).toBeUndefined();
 		expect(r.lastAssistantText()).toBe("Saving.");
+	});
+
+	it("pins §9.8 case 47: a glm read leak runs read, notes glm and read, and records a recovered outcome", async () => {
+		const telemetryPath = join(mkdtempSync(join(tmpdir(), "pi-repair-grammar-")), "telemetry.jsonl");
+		const r = await session({
+			model: "glm-4.6",
+			tools: ["read"],
+			files: { "notes.md": "# Notes\n" },
+			env: { PI_TOOL_REPAIR_TELEMETRY: telemetryPath },
+		});
+		await r.play([
+			{
+				text: "Let me read that file.\n<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>notes.md</arg_value>\n</tool_call>",
+			},
+			{ type: "echo" },
+		]);
+		const [result] = r.toolResults();
+		const text = r.resultText(result?.toolCallId ?? "");
+		expect(text).toContain("# Notes");
+		expect(text).toContain("<repair_note>");
+		expect(text).toContain(grammarRecoveryNote("glm", "read"));
+		const records = readFileSync(telemetryPath, "utf8")
+			.split("\n")
+			.filter((line) => line.trim() !== "")
+			.map((line) => JSON.parse(line) as unknown);
+		expect(records).toContainEqual(expect.objectContaining({ outcome: "recovered", tool: "read", grammar: "glm" }));
 	});
 });
