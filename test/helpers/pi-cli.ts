@@ -28,11 +28,12 @@
  * package.json `pi` manifest), or `false` to run pi without the repair layer.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ScriptStep } from "../fixtures/scripted-provider.ts";
+import { readTelemetryRecords, readWorkspaceFile } from "./workspace-files.ts";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const SCRIPTED_PROVIDER_PATH = join(REPO_ROOT, "test/fixtures/scripted-provider.ts");
@@ -185,17 +186,8 @@ export async function runPiCli(options: PiCliOptions): Promise<PiCliResult> {
 		root,
 		telemetryPath,
 		settingsPath,
-		readFile(relativePath) {
-			const target = join(workspace, relativePath);
-			return existsSync(target) ? readFileSync(target, "utf8") : undefined;
-		},
-		telemetry() {
-			if (!existsSync(telemetryPath)) return [];
-			return readFileSync(telemetryPath, "utf8")
-				.split("\n")
-				.filter((line) => line.trim() !== "")
-				.map((line) => JSON.parse(line) as Record<string, unknown>);
-		},
+		readFile: (relativePath) => readWorkspaceFile(workspace, relativePath),
+		telemetry: () => readTelemetryRecords(telemetryPath),
 		cleanup() {
 			if (!options.keep) rmSync(root, { recursive: true, force: true });
 		},

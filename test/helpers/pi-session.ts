@@ -21,7 +21,7 @@
  * restored by `dispose()`; telemetry and settings default to files in the
  * run's temporary root.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fauxProvider, type ToolResultMessage } from "@earendil-works/pi-ai";
@@ -37,6 +37,7 @@ import {
 } from "@earendil-works/pi-coding-agent";
 import repairExtension from "../../src/index.ts";
 import { type ScriptStep, scriptResponses } from "../fixtures/scripted-provider.ts";
+import { readTelemetryRecords, readWorkspaceFile } from "./workspace-files.ts";
 
 export const ALL_BUILTIN_TOOLS = ["read", "bash", "edit", "write", "grep", "find", "ls", "powershell"] as const;
 
@@ -195,17 +196,8 @@ export async function startPiSession(options: PiSessionOptions = {}): Promise<Pi
 			}
 			return "";
 		},
-		readFile(relativePath) {
-			const target = join(workspace, relativePath);
-			return existsSync(target) ? readFileSync(target, "utf8") : undefined;
-		},
-		telemetry() {
-			if (!existsSync(telemetryPath)) return [];
-			return readFileSync(telemetryPath, "utf8")
-				.split("\n")
-				.filter((line) => line.trim() !== "")
-				.map((line) => JSON.parse(line) as Record<string, unknown>);
-		},
+		readFile: (relativePath) => readWorkspaceFile(workspace, relativePath),
+		telemetry: () => readTelemetryRecords(telemetryPath),
 		dispose(disposeOptions) {
 			try {
 				session.dispose();
