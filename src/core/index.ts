@@ -4,7 +4,24 @@
  * No pi imports, no file system, no globals: the only outward effects are the
  * caller's `onObservation` / `onOutcome` callbacks.
  */
-export { BUILTIN_TOOL_NAMES, PIPELINE_PREPROCESSORS, REPAIR_CONFIGS } from "./builtin-tables.ts";
+export {
+	ANCHOR_BLEED_MODELS,
+	BUILTIN_TOOL_NAMES,
+	type BuiltinToolName,
+	COMMAND_ALIASES,
+	CONTENT_ALIASES,
+	EDITS_ALIASES,
+	FIND_PATTERN_ALIASES,
+	GRAMMAR_TOKEN_MODELS,
+	GREP_PATTERN_ALIASES,
+	LS_PATH_ALIASES,
+	NEW_TEXT_ALIASES,
+	OLD_TEXT_ALIASES,
+	PATH_ALIASES,
+	PIPELINE_PREPROCESSORS,
+	REPAIR_CONFIGS,
+} from "./builtin-tables.ts";
+export { foldFlatEditFields } from "./edit-fold.ts";
 export {
 	escapeJsonStringControlCharacters,
 	isPlainObject,
