@@ -19,7 +19,7 @@
  */
 import { detectGrammarLeaks } from "./parse.ts";
 import { removeRanges } from "./ranges.ts";
-import { allIndexesOf, asciiLowerCase } from "./scan.ts";
+import { allIndexesOf, CaselessText } from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
 import type {
 	GrammarCandidate,
@@ -51,7 +51,7 @@ function unchangedResult(message: MinimalAssistantMessage): GrammarRecoveryResul
 /** The `<think>…</think>` spans of a text part; an unclosed opener runs to the end, a lone closer covers what precedes it. */
 export function thinkSpans(text: string): Array<{ start: number; end: number }> {
 	if (!/think>/i.test(text)) return [];
-	const lower = asciiLowerCase(text);
+	const lower = new CaselessText(text);
 	const openers = allIndexesOf(lower, "<think>");
 	const closers = allIndexesOf(lower, "</think>");
 	const spans: Array<{ start: number; end: number }> = [];

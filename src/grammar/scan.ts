@@ -97,7 +97,8 @@ export function startsWithAt(text: string, literal: string, at: number): boolean
  * `limit - from` even when the literal occurs only far later (a plain
  * `indexOf` then would rescan the rest of the text for every caller).
  */
-export function indexOfBefore(text: string, literal: string, from: number, limit = text.length): number {
+export function indexOfBefore(text: string | CaselessText, literal: string, from: number, limit = text.length): number {
+	if (typeof text !== "string") return text.indexOfBefore(literal, from, limit);
 	const end = Math.min(limit, text.length);
 	if (end === text.length) return text.indexOf(literal, from);
 	const start = Math.max(0, from);
@@ -153,13 +154,281 @@ export function asciiLowerCase(text: string): string {
 	return parts.join("");
 }
 
-const lowerCache = new WeakMap<ScanContext, string>();
+const KELVIN_SIGN = "\u212a";
 
-/** The context's text ASCII-lower-cased, computed once per context. */
-export function lowerTextOf(context: ScanContext): string {
+/** True for the code of a lower-case ASCII letter. */
+function isLowerLetter(code: number): boolean {
+	return code >= CODE_LA && code <= CODE_LZ;
+}
+
+/**
+ * Case-insensitive search for lower-case ASCII literals in a text, without a
+ * lower-cased copy of it: lower-casing a megabyte costs more than all the
+ * family scans together. A literal is found by `indexOf` on its first
+ * non-letter character (most start with `<`, `[` or `|`), then the rest is
+ * compared ASCII-case-insensitively; an all-letter literal is found from its
+ * rarest letter in both cases, each remembered between queries so a forward
+ * walk never rescans a stretch.
+ *
+ * Literals that open like a tag (`<tool_call>`, `</parameter>`, `<|python_tag|>`)
+ * are looked up instead in an index of the text's `<` grouped by the folded
+ * characters after them, built in one pass on first use and shared by every
+ * family, so a text full of unrelated tags is walked once, not once per literal.
+ *
+ * Answers are those of searching `asciiLowerCase(text)`: the only character
+ * outside ASCII that full lower-casing turns into ASCII is the Kelvin sign
+ * (U+212A, to `k`), so a text holding one is searched through that lowered
+ * copy, as before.
+ */
+export class CaselessText {
+	readonly source: string;
+	readonly length: number;
+	/** The lower-cased copy, only for texts holding a Kelvin sign. */
+	private readonly lowered: string | undefined;
+	/** Per character code: the `from` of the last search and its answer. */
+	private readonly lastFrom = new Map<number, number>();
+	private readonly lastAt = new Map<number, number>();
+	/** Tag-like `<` offsets by `tagKeyAt`, built on the first tag-like search. */
+	private tags: Map<number, number[]> | undefined;
+
+	/** `lowered`: the lowered copy of `source`, `null` when it needs none, left out to decide here. */
+	constructor(source: string, lowered?: string | null) {
+		this.source = source;
+		this.length = source.length;
+		if (lowered === undefined) this.lowered = source.includes(KELVIN_SIGN) ? asciiLowerCase(source) : undefined;
+		else this.lowered = lowered ?? undefined;
+	}
+
+	/** The lower-cased character code at `at` (ASCII letters folded). */
+	charCodeAt(at: number): number {
+		if (this.lowered !== undefined) return this.lowered.charCodeAt(at);
+		const c = this.source.charCodeAt(at);
+		return c >= CODE_A && c <= CODE_Z ? c + 32 : c;
+	}
+
+	/** True when the lower-case `needle` is at `at`, ignoring ASCII case. */
+	startsWith(needle: string, at = 0): boolean {
+		if (this.lowered !== undefined) return this.lowered.startsWith(needle, at);
+		const from = Math.min(Math.max(0, at), this.length);
+		return this.matchesAt(needle, from);
+	}
+
+	/** First offset at or after `from` of the lower-case `needle`, ignoring ASCII case, or -1. */
+	indexOf(needle: string, from = 0): number {
+		if (this.lowered !== undefined) return this.lowered.indexOf(needle, from);
+		const start = Math.min(Math.max(0, from), this.length);
+		if (needle.length === 0) return start;
+		const anchor = anchorOf(needle);
+		if (anchor === -1) return -1;
+		const tagged = this.tagOffsetsFor(needle);
+		if (tagged !== undefined) return this.firstTagMatch(tagged, needle, start, this.length);
+		const text = this.source;
+		if (anchor < needle.length) {
+			const ch = needle[anchor] as string;
+			let at = text.indexOf(ch, start + anchor);
+			while (at !== -1) {
+				if (this.matchesAt(needle, at - anchor)) return at - anchor;
+				at = text.indexOf(ch, at + 1);
+			}
+			return -1;
+		}
+		// Every character is a letter: follow both cases of its rarest one.
+		const k = rarestLetterOf(needle);
+		const lowerCode = needle.charCodeAt(k);
+		let pos = start + k;
+		for (;;) {
+			const small = this.nextOf(lowerCode, pos);
+			const big = this.nextOf(lowerCode - 32, pos);
+			const at = small === -1 ? big : big === -1 ? small : Math.min(small, big);
+			if (at === -1) return -1;
+			if (this.matchesAt(needle, at - k)) return at - k;
+			pos = at + 1;
+		}
+	}
+
+	/** Last offset at or before `from` of the lower-case `needle`, ignoring ASCII case, or -1. */
+	lastIndexOf(needle: string, from = Number.POSITIVE_INFINITY): number {
+		if (this.lowered !== undefined) return this.lowered.lastIndexOf(needle, from);
+		let at = Math.min(Number.isNaN(from) ? this.length : Math.max(0, from), this.length - needle.length);
+		for (; at >= 0; at--) if (this.matchesAt(needle, at)) return at;
+		return -1;
+	}
+
+	/**
+	 * `indexOf` that never looks past `limit` (see `indexOfBefore`): the search
+	 * runs over a view of `[from, limit)`, so its cost is bounded by that stretch.
+	 */
+	indexOfBefore(needle: string, from: number, limit = this.length): number {
+		const end = Math.min(limit, this.length);
+		if (end === this.length) return this.indexOf(needle, from);
+		const start = Math.max(0, from);
+		if (end - start < needle.length) return -1;
+		const tagged = this.lowered === undefined && anchorOf(needle) !== -1 ? this.tagOffsetsFor(needle) : undefined;
+		if (tagged !== undefined) return this.firstTagMatch(tagged, needle, start, end);
+		const view = new CaselessText(this.source.slice(start, end), this.lowered?.slice(start, end) ?? null);
+		const at = view.indexOf(needle);
+		return at === -1 ? -1 : start + at;
+	}
+
+	/** Every start of `needle` in `[from, limit)`, non-overlapping and ascending (see `allIndexesOf`). */
+	allIndexesOf(needle: string, from = 0, limit = this.length): number[] {
+		const found: number[] = [];
+		if (needle === "") return found;
+		const end = Math.min(limit, this.length);
+		const tagged = this.lowered === undefined && anchorOf(needle) !== -1 ? this.tagOffsetsFor(needle) : undefined;
+		if (tagged === undefined) {
+			let at = this.indexOfBefore(needle, from, end);
+			while (at !== -1) {
+				found.push(at);
+				at = this.indexOfBefore(needle, at + needle.length, end);
+			}
+			return found;
+		}
+		// One walk over the needle's tag offsets instead of a search per occurrence.
+		let next = Math.max(0, from);
+		for (const at of tagged) {
+			if (at < next) continue;
+			if (at + needle.length > end) break;
+			if (this.matchesAt(needle, at)) {
+				found.push(at);
+				next = at + needle.length;
+			}
+		}
+		return found;
+	}
+
+	/**
+	 * For a needle opening like a tag (`<` and a letter, or `</`/`<|` and a
+	 * letter): the offsets of every `<` in the text followed by the same
+	 * folded characters, ascending. Undefined for other needles.
+	 */
+	private tagOffsetsFor(needle: string): readonly number[] | undefined {
+		if (needle.charCodeAt(0) !== 60) return undefined;
+		const key = tagKeyAt(needle, 0);
+		if (key === -1) return undefined;
+		this.tags ??= buildTagIndex(this.source);
+		return this.tags.get(key) ?? NO_OFFSETS;
+	}
+
+	/** First offset of `offsets` at or after `from` where `needle` matches and ends by `limit`, or -1. */
+	private firstTagMatch(offsets: readonly number[], needle: string, from: number, limit: number): number {
+		let low = 0;
+		let high = offsets.length;
+		while (low < high) {
+			const mid = (low + high) >>> 1;
+			if ((offsets[mid] ?? 0) < from) low = mid + 1;
+			else high = mid;
+		}
+		for (let i = low; i < offsets.length; i++) {
+			const at = offsets[i] ?? 0;
+			if (at + needle.length > limit) return -1;
+			if (this.matchesAt(needle, at)) return at;
+		}
+		return -1;
+	}
+
+	private matchesAt(needle: string, at: number): boolean {
+		if (at < 0 || at + needle.length > this.length) return false;
+		const text = this.source;
+		for (let i = 0; i < needle.length; i++) {
+			const n = needle.charCodeAt(i);
+			const c = text.charCodeAt(at + i);
+			// A lowered text holds no upper-case ASCII letter, so a needle with one never matches.
+			if ((c !== n && !(isLowerLetter(n) && c === n - 32)) || (n >= CODE_A && n <= CODE_Z)) return false;
+		}
+		return true;
+	}
+
+	/** `indexOf` of one character for queries that mostly move forward: a still-valid last answer is reused. */
+	private nextOf(code: number, from: number): number {
+		const lastFrom = this.lastFrom.get(code);
+		if (lastFrom !== undefined && from >= lastFrom) {
+			const last = this.lastAt.get(code) ?? -1;
+			if (last === -1 || last >= from) return last;
+		}
+		const at = this.source.indexOf(String.fromCharCode(code), from);
+		this.lastFrom.set(code, from);
+		this.lastAt.set(code, at);
+		return at;
+	}
+}
+
+const NO_OFFSETS: readonly number[] = [];
+
+/** The character code at `at` with ASCII letters lower-cased (NaN past the end). */
+function foldedAt(text: string, at: number): number {
+	const c = text.charCodeAt(at);
+	return c >= CODE_A && c <= CODE_Z ? c + 32 : c;
+}
+
+/**
+ * Key of the tag-like opening at the `<` at `at`: the folded letter after it,
+ * or `/` or `|` and the folded letter after that; -1 for any other opening.
+ * Every occurrence of a needle shares the needle's own key.
+ */
+function tagKeyAt(text: string, at: number): number {
+	const first = foldedAt(text, at + 1);
+	if (isLowerLetter(first)) return first;
+	if (first !== 47 && first !== 124) return -1;
+	const second = foldedAt(text, at + 2);
+	return isLowerLetter(second) ? first * 65536 + second : -1;
+}
+
+/** Every `<` with a tag-like key, grouped by key; one pass over the `<` of the text. */
+function buildTagIndex(text: string): Map<number, number[]> {
+	const index = new Map<number, number[]>();
+	let at = text.indexOf("<");
+	while (at !== -1) {
+		const key = tagKeyAt(text, at);
+		if (key !== -1) {
+			const list = index.get(key);
+			if (list === undefined) index.set(key, [at]);
+			else list.push(at);
+		}
+		at = text.indexOf("<", at + 1);
+	}
+	return index;
+}
+
+/** Lower-case letters from most to least frequent in English prose. */
+const LETTERS_BY_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz";
+
+/** Index in an all-letter needle of its least frequent letter: fewer false hits to check. */
+function rarestLetterOf(needle: string): number {
+	let best = 0;
+	let bestRank = -1;
+	for (let i = 0; i < needle.length; i++) {
+		const rank = LETTERS_BY_FREQUENCY.indexOf(needle[i] as string);
+		if (rank > bestRank) {
+			best = i;
+			bestRank = rank;
+		}
+	}
+	return best;
+}
+
+/**
+ * Index of the first non-letter of a lower-case needle, `needle.length` when
+ * it is all letters, or -1 when it holds an upper-case ASCII letter (which a
+ * lowered text never contains, so such a needle is never found).
+ */
+function anchorOf(needle: string): number {
+	let anchor = -1;
+	for (let i = 0; i < needle.length; i++) {
+		const c = needle.charCodeAt(i);
+		if (c >= CODE_A && c <= CODE_Z) return -1;
+		if (anchor === -1 && !isLowerLetter(c)) anchor = i;
+	}
+	return anchor === -1 ? needle.length : anchor;
+}
+
+const lowerCache = new WeakMap<ScanContext, CaselessText>();
+
+/** The context's text for case-insensitive literal search, built once per context. */
+export function lowerTextOf(context: ScanContext): CaselessText {
 	let lower = lowerCache.get(context);
 	if (lower === undefined) {
-		lower = asciiLowerCase(context.text);
+		lower = new CaselessText(context.text);
 		lowerCache.set(context, lower);
 	}
 	return lower;
@@ -730,7 +999,13 @@ export function attributeValue(text: string, from: number, to: number, attr: str
 }
 
 /** Every start offset of `needle` in `haystack` (non-overlapping, ascending). */
-export function allIndexesOf(haystack: string, needle: string, from = 0, limit = haystack.length): number[] {
+export function allIndexesOf(
+	haystack: string | CaselessText,
+	needle: string,
+	from = 0,
+	limit = haystack.length,
+): number[] {
+	if (typeof haystack !== "string") return haystack.allIndexesOf(needle, from, limit);
 	const found: number[] = [];
 	if (needle === "") return found;
 	let at = indexOfBefore(haystack, needle, from, limit);
@@ -777,7 +1052,7 @@ export interface MarkupTag {
  * ascending by start. Attribute text may not hold `<`, `>` or reach past the
  * next `<`, so each tag is read in time proportional to its own length.
  */
-export function findMarkupTags(lower: string, names: readonly string[]): MarkupTag[] {
+export function findMarkupTags(lower: CaselessText, names: readonly string[]): MarkupTag[] {
 	const tags: MarkupTag[] = [];
 	for (const name of names) {
 		for (const closing of [false, true]) {

@@ -19,6 +19,7 @@
 import {
 	allIndexesOf,
 	attributeValue,
+	type CaselessText,
 	extractFirstBalancedJson,
 	isWhitespace,
 	lowerTextOf,
@@ -68,7 +69,7 @@ function skipSpaceForward(text: string, i: number): number {
 }
 
 /** Reads the DSML tag whose `DSML` word starts at `word`, if there is one. */
-function readTagAround(text: string, lower: string, word: number): DsmlTag | undefined {
+function readTagAround(text: string, lower: CaselessText, word: number): DsmlTag | undefined {
 	// Backwards: [ws] bars(0-2) [ws] then `<` or `</`.
 	let j = skipSpaceBack(text, word - 1);
 	let bars = 0;

@@ -15,7 +15,7 @@
  *
  * Linear: every search is bounded by the body, which the caller bounds.
  */
-import { indexOfBefore, isIdentifier, isWhitespace, maybeParseJsonValue, setOwn } from "../scan.ts";
+import { type CaselessText, indexOfBefore, isIdentifier, isWhitespace, maybeParseJsonValue, setOwn } from "../scan.ts";
 import type { GrammarCandidate } from "../types.ts";
 
 const KEY_OPEN = "<arg_key>";
@@ -24,7 +24,14 @@ const VALUE_OPEN = "<arg_value>";
 const VALUE_CLOSE = "</arg_value>";
 
 /** Contents of every `open…close` element in `[from, to)` of `lower`-matched text, in order. */
-function elementContents(text: string, lower: string, open: string, close: string, from: number, to: number): string[] {
+function elementContents(
+	text: string,
+	lower: CaselessText,
+	open: string,
+	close: string,
+	from: number,
+	to: number,
+): string[] {
 	const contents: string[] = [];
 	let at = indexOfBefore(lower, open, from, to);
 	while (at !== -1) {
@@ -47,7 +54,7 @@ function firstToken(text: string): string {
 /** The glm call in the wrapper body `text[from, to)`, ranged to `[start, end)`; undefined when the name is not an identifier. */
 export function glmCallIn(
 	text: string,
-	lower: string,
+	lower: CaselessText,
 	from: number,
 	to: number,
 	start: number,

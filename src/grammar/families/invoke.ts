@@ -17,6 +17,7 @@
 import {
 	allIndexesOf,
 	attributeValue,
+	type CaselessText,
 	extractFirstBalancedJson,
 	findMarkupTags,
 	firstTagAtOrAfter,
@@ -126,7 +127,7 @@ interface WrapperTag {
 }
 
 /** `<tool_call>`, `<ns:tool_call>`, `</tool_call>`, `</ns:tool_call>`, ascending. */
-function findWrapperTags(lower: string): WrapperTag[] {
+function findWrapperTags(lower: CaselessText): WrapperTag[] {
 	const tags: WrapperTag[] = [];
 	for (const at of allIndexesOf(lower, "tool_call>")) {
 		let j = at - 1;
@@ -234,7 +235,7 @@ function readNameAttribute(text: string, at: number): { name: string; end: numbe
 }
 
 /** Offsets of line-leading `/invoke>` or `invoke>` closers (end offsets), ascending. */
-function malformedClosers(text: string, lower: string): number[] {
+function malformedClosers(text: string, lower: CaselessText): number[] {
 	const ends: number[] = [];
 	for (const at of allIndexesOf(lower, "invoke>")) {
 		let j = at - 1;
@@ -248,7 +249,7 @@ function malformedClosers(text: string, lower: string): number[] {
 /** Parameters of a bracket-less invoke body: `parameter name="k">V parameter>`, V trimmed and coerced. */
 function malformedParameters(
 	text: string,
-	lower: string,
+	lower: CaselessText,
 	from: number,
 	to: number,
 ): { args: Record<string, unknown>; raw: Record<string, string> } {

@@ -17,7 +17,7 @@
  * the prefix `<|tool_call`, so one search serves both and each hit is checked
  * in constant time.
  */
-import { isDigit, isPlainObject, lowerTextOf, readIdentifier, tryParseJson } from "../scan.ts";
+import { type CaselessText, isDigit, isPlainObject, lowerTextOf, readIdentifier, tryParseJson } from "../scan.ts";
 import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
 
 const TOKEN_PREFIX = "<|tool_call";
@@ -33,7 +33,7 @@ const FUNCTIONS_PREFIX = "functions.";
  * while it still lies ahead, so repeated searches never rescan the same
  * stretch. (A candidate for the shared scanners.)
  */
-function forwardFinder(haystack: string, needle: string): (from: number) => number {
+function forwardFinder(haystack: CaselessText, needle: string): (from: number) => number {
 	let lastFrom = 0;
 	let last = -2;
 	return (from) => {
@@ -45,13 +45,17 @@ function forwardFinder(haystack: string, needle: string): (from: number) => numb
 }
 
 /** The token of `tokens` found in `lower` at `at`, as its length, or 0. */
-function tokenLengthAt(lower: string, at: number, tokens: readonly string[]): number {
+function tokenLengthAt(lower: CaselessText, at: number, tokens: readonly string[]): number {
 	for (const token of tokens) if (lower.startsWith(token, at)) return token.length;
 	return 0;
 }
 
 /** Next occurrence at or after `from` of one of `tokens` (all starting with `<|tool_call`). */
-function findToken(lower: string, from: number, tokens: readonly string[]): { at: number; length: number } | undefined {
+function findToken(
+	lower: CaselessText,
+	from: number,
+	tokens: readonly string[],
+): { at: number; length: number } | undefined {
 	let at = lower.indexOf(TOKEN_PREFIX, from);
 	while (at !== -1) {
 		const length = tokenLengthAt(lower, at, tokens);
@@ -105,7 +109,7 @@ interface SectionFinders {
 /** Calls inside one section body `[from, limit)`. */
 function callsInSection(
 	text: string,
-	lower: string,
+	lower: CaselessText,
 	from: number,
 	limit: number,
 	find: SectionFinders,

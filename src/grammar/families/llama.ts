@@ -27,6 +27,7 @@
  */
 import {
 	bracketMatcherFor,
+	type CaselessText,
 	callsFromJson,
 	lowerTextOf,
 	pythonicCallAtLine,
@@ -41,8 +42,8 @@ const MARKER = "<|python_tag|>";
 const END_TOKENS = ["<|eom_id|>", "<|eot_id|>"] as const;
 
 /** `end`, extended over inline spaces and one Llama end-of-message token when one follows. */
-function absorbEndToken(lower: string, end: number): number {
-	const at = skipInlineSpace(lower, end);
+function absorbEndToken(text: string, lower: CaselessText, end: number): number {
+	const at = skipInlineSpace(text, end);
 	for (const token of END_TOKENS) if (lower.startsWith(token, at)) return at + token.length;
 	return end;
 }
@@ -66,7 +67,7 @@ function forwardFinder(haystack: string, needle: string): (from: number) => numb
 
 function parseTagAt(
 	context: ScanContext,
-	lower: string,
+	lower: CaselessText,
 	at: number,
 	nextNewline: (from: number) => number,
 ): { found: GrammarCandidate[]; resume: number } {
@@ -80,7 +81,7 @@ function parseTagAt(
 		if (close === -1) return { found: [], resume: afterMarker };
 		const parsed = tryParseJson(text.slice(body, close));
 		const calls = parsed.ok ? callsFromJson(parsed.value) : [];
-		const end = absorbEndToken(lower, close);
+		const end = absorbEndToken(text, lower, close);
 		const found = calls.map((call) => ({ ...call, grammar: "llama" as const, start: at, end }));
 		return { found, resume: close };
 	}
@@ -89,7 +90,7 @@ function parseTagAt(
 	// Matched without a limit (and refused past the line) so an unclosed paren is learnt once.
 	const call = pythonicCallAtLine(text, body, text.length, matcher);
 	if (!call || call.end > lineEnd) return { found: [], resume: afterMarker };
-	let end = absorbEndToken(lower, call.end);
+	let end = absorbEndToken(text, lower, call.end);
 	if (skipWhitespace(text, end, lineEnd) === lineEnd) end = lineEnd;
 	return {
 		found: [{ name: call.name, arguments: call.arguments, grammar: "llama", start: at, end }],

@@ -24,6 +24,7 @@
  */
 import {
 	bracketMatcherFor,
+	type CaselessText,
 	lowerTextOf,
 	normalizeArgumentsObject,
 	readIdentifier,
@@ -54,7 +55,7 @@ function functionsCallAt(text: string, at: number): FunctionsCall | undefined {
 }
 
 /** First `functions.NAME(` at or after the query offset; queries never move backwards. */
-function functionsCallFinder(text: string, lower: string): (from: number) => FunctionsCall | undefined {
+function functionsCallFinder(text: string, lower: CaselessText): (from: number) => FunctionsCall | undefined {
 	let cached: FunctionsCall | undefined;
 	let exhausted = false;
 	return (from) => {
@@ -80,9 +81,9 @@ function parseArguments(inner: string): Record<string, unknown> {
 }
 
 /** End of the candidate: the closing fence when the call was fenced, then an optional closer tag. */
-function rangeEnd(text: string, lower: string, opener: number, call: FunctionsCall, close: number): number {
+function rangeEnd(text: string, lower: CaselessText, opener: number, call: FunctionsCall, close: number): number {
 	let end = close;
-	if (lower.slice(opener, call.at).includes(FENCE)) {
+	if (text.slice(opener, call.at).includes(FENCE)) {
 		const fence = skipWhitespace(text, end);
 		if (text.startsWith(FENCE, fence)) end = fence + FENCE.length;
 	}

@@ -14,7 +14,7 @@
  * opener. Linear: opener and closer offsets are collected once and walked
  * with forward-only pointers; each body is read once.
  */
-import { allIndexesOf, callsFromJsonText, lowerTextOf, unwrapMarkdownFence } from "../scan.ts";
+import { allIndexesOf, type CaselessText, callsFromJsonText, lowerTextOf, unwrapMarkdownFence } from "../scan.ts";
 import type { GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
 import { glmCallIn } from "./glm.ts";
 import { qwenCandidate, qwenFunctionsIn } from "./qwen.ts";
@@ -27,7 +27,7 @@ interface Opener {
 	kind: WrapperKind;
 }
 
-function openersOf(lower: string): Opener[] {
+function openersOf(lower: CaselessText): Opener[] {
 	const openers: Opener[] = [];
 	for (const kind of ["tool_call", "tools"] as const) {
 		const tag = `<${kind}>`;
