@@ -385,7 +385,8 @@ function buildTagIndex(text: string): Map<number, number[]> {
 			if (list === undefined) index.set(key, [at]);
 			else list.push(at);
 		}
-		at = text.indexOf("<", at + 1);
+		// Runs of `<` are stepped over directly: a search per character costs far more.
+		at = text.charCodeAt(at + 1) === 60 ? at + 1 : text.indexOf("<", at + 1);
 	}
 	return index;
 }
@@ -463,8 +464,71 @@ export interface BalancedSpan {
 /** Total walking allowed per text: this many steps per character, plus a floor for short texts. */
 const WORK_PER_CHAR = 12;
 const WORK_FLOOR = 1 << 16;
-/** Remembered matches kept in a map before switching to a table the size of the text. */
-const SPARSE_LIMIT = 4096;
+/**
+ * Remembered matches stay in a hash table while they are fewer than one per
+ * this many characters; past that a table the size of the text is smaller.
+ */
+const CHARS_PER_SPARSE_ENTRY = 8;
+
+/**
+ * Offset -> value (never 0) on open addressing over typed arrays: a
+ * `Map<number, number>` costs several times more per entry, and a table the
+ * size of the text means allocating megabytes for a few thousand brackets.
+ */
+class OffsetTable {
+	private keys = new Int32Array(64).fill(-1);
+	private values = new Int32Array(64);
+	private bits = 6;
+	size = 0;
+
+	private slotOf(key: number): number {
+		const mask = this.keys.length - 1;
+		let slot = Math.imul(key, 0x9e3779b1) >>> (32 - this.bits);
+		while (this.keys[slot] !== key && this.keys[slot] !== -1) slot = (slot + 1) & mask;
+		return slot;
+	}
+
+	/** The stored value, or 0 when `key` is absent. */
+	get(key: number): number {
+		const slot = this.slotOf(key);
+		return this.keys[slot] === key ? (this.values[slot] ?? 0) : 0;
+	}
+
+	set(key: number, value: number): void {
+		let slot = this.slotOf(key);
+		if (this.keys[slot] !== key) {
+			if ((this.size + 1) * 2 > this.keys.length) {
+				this.grow();
+				slot = this.slotOf(key);
+			}
+			this.keys[slot] = key;
+			this.size++;
+		}
+		this.values[slot] = value;
+	}
+
+	forEach(visit: (key: number, value: number) => void): void {
+		for (let slot = 0; slot < this.keys.length; slot++) {
+			const key = this.keys[slot] ?? -1;
+			if (key !== -1) visit(key, this.values[slot] ?? 0);
+		}
+	}
+
+	private grow(): void {
+		const keys = this.keys;
+		const values = this.values;
+		this.bits++;
+		this.keys = new Int32Array(keys.length * 2).fill(-1);
+		this.values = new Int32Array(keys.length * 2);
+		for (let slot = 0; slot < keys.length; slot++) {
+			const key = keys[slot] ?? -1;
+			if (key === -1) continue;
+			const to = this.slotOf(key);
+			this.keys[to] = key;
+			this.values[to] = values[slot] ?? 0;
+		}
+	}
+}
 
 /** A growable stack of offsets on a typed array (plain array pushes are slow under memory pressure). */
 class OffsetStack {
@@ -498,10 +562,10 @@ export class BracketMatcher {
 	/**
 	 * What walks learned, per opener offset (an offset holds at most one
 	 * opener): absent/0 unknown, -1 never closed, else the offset just after
-	 * its closer. A small map first; a dense table once it grows, so ordinary
+	 * its closer. A hash table first; a dense table once it grows, so ordinary
 	 * text never pays for a table the size of the text.
 	 */
-	private sparse = new Map<number, number>();
+	private sparse: OffsetTable | undefined = new OffsetTable();
 	private dense: Int32Array | undefined;
 	private budget: number;
 
@@ -522,7 +586,7 @@ export class BracketMatcher {
 	}
 
 	private recall(offset: number): number {
-		return this.dense ? (this.dense[offset] ?? 0) : (this.sparse.get(offset) ?? 0);
+		return this.dense ? (this.dense[offset] ?? 0) : (this.sparse?.get(offset) ?? 0);
 	}
 
 	private remember(offset: number, value: number): void {
@@ -530,11 +594,16 @@ export class BracketMatcher {
 			this.dense[offset] = value;
 			return;
 		}
-		this.sparse.set(offset, value);
-		if (this.sparse.size > SPARSE_LIMIT) {
-			this.dense = new Int32Array(this.text.length);
-			for (const [at, known] of this.sparse) this.dense[at] = known;
-			this.sparse.clear();
+		this.sparse ??= new OffsetTable();
+		const sparse = this.sparse;
+		sparse.set(offset, value);
+		if (sparse.size * CHARS_PER_SPARSE_ENTRY > this.text.length) {
+			const dense = new Int32Array(this.text.length);
+			sparse.forEach((at, known) => {
+				dense[at] = known;
+			});
+			this.dense = dense;
+			this.sparse = undefined;
 		}
 	}
 
