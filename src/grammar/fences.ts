@@ -9,6 +9,7 @@
  * sorted fence end offsets, so checking every candidate of a long text with
  * many fences stays linear overall.
  */
+import { OffsetList } from "./scan.ts";
 import type { GrammarName, ScanContext } from "./types.ts";
 import { GRAMMAR_NAMES } from "./types.ts";
 
@@ -16,13 +17,13 @@ const FENCE = "```";
 
 /** End offsets (exclusive) of every greedy ``` occurrence, ascending. */
 export function fenceEnds(text: string): Int32Array {
-	const ends: number[] = [];
+	const ends = new OffsetList();
 	let at = text.indexOf(FENCE);
 	while (at !== -1) {
 		ends.push(at + FENCE.length);
 		at = text.indexOf(FENCE, at + FENCE.length);
 	}
-	return Int32Array.from(ends);
+	return ends.view();
 }
 
 /** How many entries of the ascending `ends` are `<= offset`. */

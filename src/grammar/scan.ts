@@ -130,6 +130,30 @@ export function lineStarts(text: string): number[] {
 }
 
 /**
+ * A growable list of offsets on a typed array. Plain arrays of tens of
+ * thousands of numbers cost several times more to grow (each regrowth is a
+ * new large heap object), which made big texts slower per character.
+ */
+export class OffsetList {
+	private items = new Int32Array(16);
+	length = 0;
+
+	push(value: number): void {
+		if (this.length === this.items.length) {
+			const grown = new Int32Array(this.items.length * 2);
+			grown.set(this.items);
+			this.items = grown;
+		}
+		this.items[this.length++] = value;
+	}
+
+	/** The offsets pushed so far (a view, not a copy). */
+	view(): Int32Array {
+		return this.items.subarray(0, this.length);
+	}
+}
+
+/**
  * The text lower-cased with every offset kept: `toLowerCase` when it keeps
  * the length, else only the ASCII letters (full Unicode lower-casing can grow
  * a string, e.g. U+0130). Used for case-insensitive literal search: search
@@ -189,7 +213,7 @@ export class CaselessText {
 	private readonly lastFrom = new Map<number, number>();
 	private readonly lastAt = new Map<number, number>();
 	/** Tag-like `<` offsets by `tagKeyAt`, built on the first tag-like search. */
-	private tags: Map<number, number[]> | undefined;
+	private tags: Map<number, Int32Array> | undefined;
 
 	/** `lowered`: the lowered copy of `source`, `null` when it needs none, left out to decide here. */
 	constructor(source: string, lowered?: string | null) {
@@ -271,9 +295,9 @@ export class CaselessText {
 	}
 
 	/** Every start of `needle` in `[from, limit)`, non-overlapping and ascending (see `allIndexesOf`). */
-	allIndexesOf(needle: string, from = 0, limit = this.length): number[] {
-		const found: number[] = [];
-		if (needle === "") return found;
+	allIndexesOf(needle: string, from = 0, limit = this.length): Int32Array {
+		const found = new OffsetList();
+		if (needle === "") return found.view();
 		const end = Math.min(limit, this.length);
 		const tagged = this.lowered === undefined && anchorOf(needle) !== -1 ? this.tagOffsetsFor(needle) : undefined;
 		if (tagged === undefined) {
@@ -282,7 +306,7 @@ export class CaselessText {
 				found.push(at);
 				at = this.indexOfBefore(needle, at + needle.length, end);
 			}
-			return found;
+			return found.view();
 		}
 		// One walk over the needle's tag offsets instead of a search per occurrence.
 		let next = Math.max(0, from);
@@ -294,7 +318,7 @@ export class CaselessText {
 				next = at + needle.length;
 			}
 		}
-		return found;
+		return found.view();
 	}
 
 	/**
@@ -302,7 +326,7 @@ export class CaselessText {
 	 * letter): the offsets of every `<` in the text followed by the same
 	 * folded characters, ascending. Undefined for other needles.
 	 */
-	private tagOffsetsFor(needle: string): readonly number[] | undefined {
+	private tagOffsetsFor(needle: string): Int32Array | undefined {
 		if (needle.charCodeAt(0) !== 60) return undefined;
 		const key = tagKeyAt(needle, 0);
 		if (key === -1) return undefined;
@@ -311,7 +335,7 @@ export class CaselessText {
 	}
 
 	/** First offset of `offsets` at or after `from` where `needle` matches and ends by `limit`, or -1. */
-	private firstTagMatch(offsets: readonly number[], needle: string, from: number, limit: number): number {
+	private firstTagMatch(offsets: Int32Array, needle: string, from: number, limit: number): number {
 		let low = 0;
 		let high = offsets.length;
 		while (low < high) {
@@ -353,7 +377,7 @@ export class CaselessText {
 	}
 }
 
-const NO_OFFSETS: readonly number[] = [];
+const NO_OFFSETS = new Int32Array(0);
 
 /** The character code at `at` with ASCII letters lower-cased (NaN past the end). */
 function foldedAt(text: string, at: number): number {
@@ -375,20 +399,25 @@ function tagKeyAt(text: string, at: number): number {
 }
 
 /** Every `<` with a tag-like key, grouped by key; one pass over the `<` of the text. */
-function buildTagIndex(text: string): Map<number, number[]> {
-	const index = new Map<number, number[]>();
+function buildTagIndex(text: string): Map<number, Int32Array> {
+	const index = new Map<number, OffsetList>();
 	let at = text.indexOf("<");
 	while (at !== -1) {
 		const key = tagKeyAt(text, at);
 		if (key !== -1) {
-			const list = index.get(key);
-			if (list === undefined) index.set(key, [at]);
-			else list.push(at);
+			let list = index.get(key);
+			if (list === undefined) {
+				list = new OffsetList();
+				index.set(key, list);
+			}
+			list.push(at);
 		}
 		// Runs of `<` are stepped over directly: a search per character costs far more.
 		at = text.charCodeAt(at + 1) === 60 ? at + 1 : text.indexOf("<", at + 1);
 	}
-	return index;
+	const views = new Map<number, Int32Array>();
+	for (const [key, list] of index) views.set(key, list.view());
+	return views;
 }
 
 /** Lower-case letters from most to least frequent in English prose. */
@@ -1073,16 +1102,16 @@ export function allIndexesOf(
 	needle: string,
 	from = 0,
 	limit = haystack.length,
-): number[] {
+): Int32Array {
 	if (typeof haystack !== "string") return haystack.allIndexesOf(needle, from, limit);
-	const found: number[] = [];
-	if (needle === "") return found;
+	const found = new OffsetList();
+	if (needle === "") return found.view();
 	let at = indexOfBefore(haystack, needle, from, limit);
 	while (at !== -1) {
 		found.push(at);
 		at = indexOfBefore(haystack, needle, at + needle.length, limit);
 	}
-	return found;
+	return found.view();
 }
 
 /** Removes one surrounding markdown fence (```lang … ```) from already-trimmed text. */

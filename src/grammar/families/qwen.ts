@@ -34,10 +34,10 @@ const PARAMETER_OPEN = "<parameter=";
 const PARAMETER_CLOSE = "</parameter>";
 
 interface QwenIndex {
-	functionOpen: number[];
-	functionClose: number[];
-	parameterOpen: number[];
-	parameterClose: number[];
+	functionOpen: Int32Array;
+	functionClose: Int32Array;
+	parameterOpen: Int32Array;
+	parameterClose: Int32Array;
 }
 
 const indexCache = new WeakMap<ScanContext, QwenIndex>();
@@ -58,7 +58,7 @@ function indexOf(context: ScanContext): QwenIndex {
 }
 
 /** First value in the ascending `list` that is `>= offset`, or -1. */
-function firstAtOrAfter(list: readonly number[], offset: number): number {
+function firstAtOrAfter(list: Int32Array, offset: number): number {
 	let low = 0;
 	let high = list.length;
 	while (low < high) {

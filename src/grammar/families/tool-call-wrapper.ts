@@ -76,7 +76,7 @@ export function parseToolCallWrappers(context: ScanContext): GrammarCandidate[] 
 	const lower = lowerTextOf(context);
 	const openers = openersOf(lower);
 	if (openers.length === 0) return [];
-	const closers: Record<WrapperKind, number[]> = {
+	const closers: Record<WrapperKind, Int32Array> = {
 		tool_call: allIndexesOf(lower, "</tool_call>"),
 		tools: allIndexesOf(lower, "</tools>"),
 	};
