@@ -559,6 +559,10 @@ class OffsetTable {
 	}
 }
 
+/** 1 for the ASCII characters a bracket walk acts on outside quotes: quotes and the three bracket pairs. */
+const WALK_STOPS = new Uint8Array(128);
+for (const c of [34, 39, 40, 41, 91, 93, 123, 125]) WALK_STOPS[c] = 1;
+
 /** A growable stack of offsets on a typed array (plain array pushes are slow under memory pressure). */
 class OffsetStack {
 	items = new Int32Array(64);
@@ -653,6 +657,8 @@ export class BracketMatcher {
 				else if (c === quote) quote = 0;
 				continue;
 			}
+			// Most characters are neither quotes nor brackets: one table load rules them out.
+			if (c >= 128 || WALK_STOPS[c] === 0) continue;
 			switch (c) {
 				case 34:
 					quote = c;

@@ -24,7 +24,8 @@
  * Linear: the marker and the bracket openers are found with `indexOf` from a
  * cursor that only moves forward (the next `{` and `[` are remembered, so
  * neither is searched for twice over the same stretch), and every bracket match
- * goes through the context's shared, budgeted `BracketMatcher`.
+ * goes through the context's shared, budgeted `BracketMatcher`. The bare-JSON
+ * walk runs once per text; `llama` reuses its spans.
  */
 import {
 	type BracketKind,
@@ -79,6 +80,13 @@ function candidatesFromJson(jsonText: string, grammar: GrammarName, start: numbe
 	}));
 }
 
+const spanCache = new WeakMap<ScanContext, readonly BareJsonSpan[]>();
+
+interface BareJsonSpan {
+	start: number;
+	end: number;
+}
+
 /**
  * Bare JSON call objects and arrays of call objects anywhere outside a fence,
  * labelled `grammar` (`mistral` or `llama`).
@@ -86,6 +94,23 @@ function candidatesFromJson(jsonText: string, grammar: GrammarName, start: numbe
 export function parseBareJsonCalls(context: ScanContext, grammar: GrammarName): GrammarCandidate[] {
 	const text = context.text;
 	const out: GrammarCandidate[] = [];
+	for (const span of bareJsonSpans(context)) {
+		out.push(...candidatesFromJson(text.slice(span.start, span.end), grammar, span.start, span.end));
+	}
+	return out;
+}
+
+/**
+ * The balanced bare-JSON spans of the text, found once per context and shared
+ * by `mistral` and `llama`: the walk does not depend on the label, and the
+ * second family's bracket queries would only repeat answers the shared
+ * matcher already holds.
+ */
+function bareJsonSpans(context: ScanContext): readonly BareJsonSpan[] {
+	const cached = spanCache.get(context);
+	if (cached) return cached;
+	const text = context.text;
+	const out: BareJsonSpan[] = [];
 	const matcher = bracketMatcherFor(context);
 	let nextBrace = -2;
 	let nextBracket = -2;
@@ -100,9 +125,10 @@ export function parseBareJsonCalls(context: ScanContext, grammar: GrammarName): 
 		if (kind === undefined || context.isInsideFence(open)) continue;
 		const end = matcher.closeOf(kind, open);
 		if (end === -1) continue;
-		out.push(...candidatesFromJson(text.slice(open, end), grammar, open, end));
+		out.push({ start: open, end });
 		cursor = end;
 	}
+	spanCache.set(context, out);
 	return out;
 }
 
