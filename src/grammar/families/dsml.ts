@@ -115,8 +115,13 @@ const tagCache = new WeakMap<ScanContext, DsmlTag[]>();
 function findTags(context: ScanContext): DsmlTag[] {
 	const cached = tagCache.get(context);
 	if (cached) return cached;
-	const lower = lowerTextOf(context);
 	const tags: DsmlTag[] = [];
+	// Every tag has a bar right after its DSML word: without one, no search for the word.
+	if (!context.text.includes("|") && !context.text.includes("\uff5c")) {
+		tagCache.set(context, tags);
+		return tags;
+	}
+	const lower = lowerTextOf(context);
 	let lastEnd = 0;
 	for (const word of allIndexesOf(lower, "dsml")) {
 		if (word < lastEnd) continue;
