@@ -54,12 +54,18 @@ export function isWhitespace(code: number): boolean {
 	return code === 32 || code === 9 || code === 10 || code === 13 || code === 12 || code === 11;
 }
 
-/** Reads an identifier (`[A-Za-z_][\w.-]*`) starting exactly at `from`; `end` is exclusive. */
-export function readIdentifier(text: string, from: number): { name: string; end: number } | undefined {
-	if (from < 0 || from >= text.length || !isIdentifierStart(text.charCodeAt(from))) return undefined;
+/** End (exclusive) of the identifier (`[A-Za-z_][\w.-]*`) starting exactly at `from`, or -1. */
+function identifierEnd(text: string, from: number): number {
+	if (from < 0 || from >= text.length || !isIdentifierStart(text.charCodeAt(from))) return -1;
 	let end = from + 1;
 	while (end < text.length && isIdentifierPart(text.charCodeAt(end))) end++;
-	return { name: text.slice(from, end), end };
+	return end;
+}
+
+/** Reads an identifier (`[A-Za-z_][\w.-]*`) starting exactly at `from`; `end` is exclusive. */
+export function readIdentifier(text: string, from: number): { name: string; end: number } | undefined {
+	const end = identifierEnd(text, from);
+	return end === -1 ? undefined : { name: text.slice(from, end), end };
 }
 
 /** True when the whole string is one identifier. */
@@ -1027,14 +1033,15 @@ export function pythonicCallAtLine(
 	matcher?: BracketMatcher,
 ): PythonicCall | undefined {
 	const start = skipInlineSpace(text, lineStart, limit);
-	const ident = readIdentifier(text, start);
-	if (!ident || ident.end > limit) return undefined;
-	const open = skipInlineSpace(text, ident.end, limit);
+	// The name is cut out only once a `(` follows: most lines start with a plain word.
+	const identEnd = identifierEnd(text, start);
+	if (identEnd === -1 || identEnd > limit) return undefined;
+	const open = skipInlineSpace(text, identEnd, limit);
 	if (open >= limit || text.charCodeAt(open) !== 40) return undefined;
 	const end = findMatchingParen(text, open, limit, matcher);
 	if (end === -1) return undefined;
 	return {
-		name: ident.name,
+		name: text.slice(start, identEnd),
 		arguments: parsePythonicArgs(text.slice(open + 1, end - 1)),
 		lineStart,
 		start,
