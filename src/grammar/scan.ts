@@ -215,9 +215,9 @@ export class CaselessText {
 	readonly length: number;
 	/** The lower-cased copy, only for texts holding a Kelvin sign. */
 	private readonly lowered: string | undefined;
-	/** Per character code: the `from` of the last search and its answer. */
-	private readonly lastFrom = new Map<number, number>();
-	private readonly lastAt = new Map<number, number>();
+	/** Per ASCII letter code: the `from` of the last search and its answer. */
+	private lastFrom: Int32Array | undefined;
+	private lastAt: Int32Array | undefined;
 	/** Tag-like `<` offsets by `tagKeyAt`, built on the first tag-like search. */
 	private tags: Map<number, Int32Array> | undefined;
 
@@ -371,14 +371,17 @@ export class CaselessText {
 
 	/** `indexOf` of one character for queries that mostly move forward: a still-valid last answer is reused. */
 	private nextOf(code: number, from: number): number {
-		const lastFrom = this.lastFrom.get(code);
-		if (lastFrom !== undefined && from >= lastFrom) {
-			const last = this.lastAt.get(code) ?? -1;
+		// Codes are ASCII letters; -1 marks a code not searched yet.
+		this.lastFrom ??= new Int32Array(128).fill(-1);
+		this.lastAt ??= new Int32Array(128);
+		const lastFrom = this.lastFrom[code] ?? -1;
+		if (lastFrom !== -1 && from >= lastFrom) {
+			const last = this.lastAt[code] ?? -1;
 			if (last === -1 || last >= from) return last;
 		}
 		const at = this.source.indexOf(String.fromCharCode(code), from);
-		this.lastFrom.set(code, from);
-		this.lastAt.set(code, at);
+		this.lastFrom[code] = from;
+		this.lastAt[code] = at;
 		return at;
 	}
 }
