@@ -610,6 +610,9 @@ export class BracketMatcher {
 	private sparse: OffsetTable | undefined = new OffsetTable();
 	private dense: Int32Array | undefined;
 	private budget: number;
+	private readonly braces = new OffsetStack();
+	private readonly brackets = new OffsetStack();
+	private readonly parens = new OffsetStack();
 
 	constructor(text: string) {
 		this.text = text;
@@ -651,9 +654,12 @@ export class BracketMatcher {
 
 	private walk(opener: number, open: number, end: number): number {
 		const text = this.text;
-		const braces = new OffsetStack();
-		const brackets = new OffsetStack();
-		const parens = new OffsetStack();
+		// One set of stacks per matcher, emptied per walk (walks never nest): small
+		// texts walk often, and allocating three typed arrays each time showed.
+		const { braces, brackets, parens } = this;
+		braces.size = 0;
+		brackets.size = 0;
+		parens.size = 0;
 		const primary = opener === 123 ? braces : opener === 91 ? brackets : parens;
 		let quote = 0;
 		// The walk may not spend more than what is left of the text's budget.
