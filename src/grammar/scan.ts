@@ -1225,3 +1225,25 @@ export function firstTagAtOrAfter(tags: readonly { start: number }[], offset: nu
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
 	Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
+
+/** Anything searchable with `indexOf(needle, from)`: a string or a {@link CaselessText}. */
+export interface Searchable {
+	indexOf(needle: string, from?: number): number;
+}
+
+/**
+ * `indexOf` for queries whose start never decreases: the last answer is reused
+ * while it still lies ahead, so repeated searches never rescan the same
+ * stretch (a text without the needle is searched to its end once, not once per
+ * query).
+ */
+export function forwardFinder(haystack: Searchable, needle: string): (from: number) => number {
+	let lastFrom = 0;
+	let last = -2;
+	return (from) => {
+		if (last !== -2 && from >= lastFrom && (last === -1 || last >= from)) return last;
+		lastFrom = from;
+		last = haystack.indexOf(needle, from);
+		return last;
+	};
+}

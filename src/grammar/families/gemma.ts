@@ -27,6 +27,7 @@
 import {
 	bracketMatcherFor,
 	callsFromJson,
+	forwardFinder,
 	isDigit,
 	type JsonCall,
 	readIdentifier,
@@ -176,18 +177,6 @@ function readBody(context: ScanContext, from: number): Parsed<JsonCall[]> | unde
 	if (text.charCodeAt(open) !== 123) return undefined;
 	const args = readObject(text, open, 1);
 	return args ? { value: [{ name: name.name, arguments: args.value }], end: args.end } : undefined;
-}
-
-/** `indexOf` for queries whose start never decreases (see kimi.ts; a candidate for the shared scanners). */
-function forwardFinder(haystack: string, needle: string): (from: number) => number {
-	let lastFrom = 0;
-	let last = -2;
-	return (from) => {
-		if (last !== -2 && from >= lastFrom && (last === -1 || last >= from)) return last;
-		lastFrom = from;
-		last = haystack.indexOf(needle, from);
-		return last;
-	};
 }
 
 function parseBlocks(context: ScanContext): GrammarCandidate[] {

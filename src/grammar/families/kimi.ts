@@ -17,7 +17,15 @@
  * the prefix `<|tool_call`, so one search serves both and each hit is checked
  * in constant time.
  */
-import { type CaselessText, isDigit, isPlainObject, lowerTextOf, readIdentifier, tryParseJson } from "../scan.ts";
+import {
+	type CaselessText,
+	forwardFinder,
+	isDigit,
+	isPlainObject,
+	lowerTextOf,
+	readIdentifier,
+	tryParseJson,
+} from "../scan.ts";
 import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
 
 const TOKEN_PREFIX = "<|tool_call";
@@ -27,22 +35,6 @@ const CALL_BEGIN = "<|tool_call_begin|>";
 const ARGUMENT_BEGIN = "<|tool_call_argument_begin|>";
 const CALL_END = "<|tool_call_end|>";
 const FUNCTIONS_PREFIX = "functions.";
-
-/**
- * `indexOf` for queries whose start never decreases: the last answer is reused
- * while it still lies ahead, so repeated searches never rescan the same
- * stretch. (A candidate for the shared scanners.)
- */
-function forwardFinder(haystack: CaselessText, needle: string): (from: number) => number {
-	let lastFrom = 0;
-	let last = -2;
-	return (from) => {
-		if (last !== -2 && from >= lastFrom && (last === -1 || last >= from)) return last;
-		lastFrom = from;
-		last = haystack.indexOf(needle, from);
-		return last;
-	};
-}
 
 /** The token of `tokens` found in `lower` at `at`, as its length, or 0. */
 function tokenLengthAt(lower: CaselessText, at: number, tokens: readonly string[]): number {

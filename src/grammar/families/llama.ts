@@ -29,6 +29,7 @@ import {
 	bracketMatcherFor,
 	type CaselessText,
 	callsFromJson,
+	forwardFinder,
 	lowerTextOf,
 	pythonicCallAtLine,
 	skipInlineSpace,
@@ -46,23 +47,6 @@ function absorbEndToken(text: string, lower: CaselessText, end: number): number 
 	const at = skipInlineSpace(text, end);
 	for (const token of END_TOKENS) if (lower.startsWith(token, at)) return at + token.length;
 	return end;
-}
-
-/**
- * `indexOf` for queries whose start never decreases: the last answer is reused
- * while it still lies ahead, so a text without newlines is not searched to its
- * end once per marker. (Same helper as in kimi.ts; a candidate for the shared
- * scanners.)
- */
-function forwardFinder(haystack: string, needle: string): (from: number) => number {
-	let lastFrom = 0;
-	let last = -2;
-	return (from) => {
-		if (last !== -2 && from >= lastFrom && (last === -1 || last >= from)) return last;
-		lastFrom = from;
-		last = haystack.indexOf(needle, from);
-		return last;
-	};
 }
 
 function parseTagAt(

@@ -13,26 +13,18 @@
  * cursors; parens are matched by the context's shared, budgeted
  * `BracketMatcher`, asked without a limit so that it remembers unclosed parens.
  */
-import { type BracketMatcher, bracketMatcherFor, type JsonCall, lowerTextOf, pythonicCallAtLine } from "../scan.ts";
+import {
+	type BracketMatcher,
+	bracketMatcherFor,
+	forwardFinder,
+	type JsonCall,
+	lowerTextOf,
+	pythonicCallAtLine,
+} from "../scan.ts";
 import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
 
 const OPENER = "<function_calls>";
 const CLOSER = "</function_calls>";
-
-/**
- * `indexOf` for queries whose start never decreases (same helper as in
- * kimi.ts; a candidate for the shared scanners).
- */
-function forwardFinder(haystack: string, needle: string): (from: number) => number {
-	let lastFrom = 0;
-	let last = -2;
-	return (from) => {
-		if (last !== -2 && from >= lastFrom && (last === -1 || last >= from)) return last;
-		lastFrom = from;
-		last = haystack.indexOf(needle, from);
-		return last;
-	};
-}
 
 /**
  * The line-leading pythonic calls of the body `[from, limit)`. Parens are
