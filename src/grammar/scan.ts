@@ -141,8 +141,13 @@ export function lineStarts(text: string): number[] {
  * new large heap object), which made big texts slower per character.
  */
 export class OffsetList {
-	private items = new Int32Array(16);
+	/** Backing storage; only the first `length` entries are meaningful. */
+	items: Int32Array;
 	length = 0;
+
+	constructor(capacity = 16) {
+		this.items = new Int32Array(capacity);
+	}
 
 	push(value: number): void {
 		if (this.length === this.items.length) {
@@ -151,6 +156,11 @@ export class OffsetList {
 			this.items = grown;
 		}
 		this.items[this.length++] = value;
+	}
+
+	/** Removes and returns the last offset, or -1 when empty (stack use). */
+	pop(): number {
+		return this.length === 0 ? -1 : (this.items[--this.length] ?? -1);
 	}
 
 	/** The offsets pushed so far (a view, not a copy). */
@@ -572,26 +582,6 @@ class OffsetTable {
 const WALK_STOPS = new Uint8Array(128);
 for (const c of [34, 39, 40, 41, 91, 93, 123, 125]) WALK_STOPS[c] = 1;
 
-/** A growable stack of offsets on a typed array (plain array pushes are slow under memory pressure). */
-class OffsetStack {
-	items = new Int32Array(64);
-	size = 0;
-
-	push(value: number): void {
-		if (this.size === this.items.length) {
-			const grown = new Int32Array(this.items.length * 2);
-			grown.set(this.items);
-			this.items = grown;
-		}
-		this.items[this.size++] = value;
-	}
-
-	/** The popped offset, or -1 when empty. */
-	pop(): number {
-		return this.size === 0 ? -1 : (this.items[--this.size] ?? -1);
-	}
-}
-
 /**
  * Finds matching closers in one text. Every walk records the matches of all
  * three bracket kinds it sees outside quotes (a walk that starts outside a
@@ -610,9 +600,9 @@ export class BracketMatcher {
 	private sparse: OffsetTable | undefined = new OffsetTable();
 	private dense: Int32Array | undefined;
 	private budget: number;
-	private readonly braces = new OffsetStack();
-	private readonly brackets = new OffsetStack();
-	private readonly parens = new OffsetStack();
+	private readonly braces = new OffsetList(64);
+	private readonly brackets = new OffsetList(64);
+	private readonly parens = new OffsetList(64);
 
 	constructor(text: string) {
 		this.text = text;
@@ -657,9 +647,9 @@ export class BracketMatcher {
 		// One set of stacks per matcher, emptied per walk (walks never nest): small
 		// texts walk often, and allocating three typed arrays each time showed.
 		const { braces, brackets, parens } = this;
-		braces.size = 0;
-		brackets.size = 0;
-		parens.size = 0;
+		braces.length = 0;
+		brackets.length = 0;
+		parens.length = 0;
 		const primary = opener === 123 ? braces : opener === 91 ? brackets : parens;
 		let quote = 0;
 		// The walk may not spend more than what is left of the text's budget.
@@ -708,7 +698,7 @@ export class BracketMatcher {
 				default:
 					continue;
 			}
-			if (primary.size === 0) {
+			if (primary.length === 0) {
 				this.budget -= i + 1 - open;
 				return i + 1;
 			}
@@ -717,7 +707,7 @@ export class BracketMatcher {
 		if (stop === text.length) {
 			// Reached the end of the text: openers still open there never close.
 			for (const stack of [braces, brackets, parens]) {
-				for (let k = 0; k < stack.size; k++) this.remember(stack.items[k] ?? 0, -1);
+				for (let k = 0; k < stack.length; k++) this.remember(stack.items[k] ?? 0, -1);
 			}
 		}
 		return -1;
@@ -1246,4 +1236,15 @@ export function forwardFinder(haystack: Searchable, needle: string): (from: numb
 		last = haystack.indexOf(needle, from);
 		return last;
 	};
+}
+
+/**
+ * Arguments written as a JSON object in the body of a call element that has
+ * no parameter tags: the first balanced JSON value (or the whole trimmed
+ * body), normalized; `{}` when it is not an argument object.
+ */
+export function argumentsFromJsonBody(body: string): Record<string, unknown> {
+	const span = extractFirstBalancedJson(body);
+	const parsed = tryParseJson(span ? span.text : body.trim());
+	return (parsed.ok ? normalizeArgumentsObject(parsed.value) : undefined) ?? {};
 }

@@ -18,15 +18,13 @@
  */
 import {
 	allIndexesOf,
+	argumentsFromJsonBody,
 	attributeValue,
 	type CaselessText,
-	extractFirstBalancedJson,
 	isWhitespace,
 	lowerTextOf,
-	normalizeArgumentsObject,
 	parseJsonValueOrString,
 	setOwn,
-	tryParseJson,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -206,11 +204,7 @@ function parseInvoke(text: string, tags: DsmlTag[], tables: Tables, open: number
 		k = end + 1;
 	}
 	if (!sawParameter) {
-		const body = text.slice(opener.end, closer.start);
-		const span = extractFirstBalancedJson(body);
-		const parsed = tryParseJson(span ? span.text : body.trim());
-		const normalized = parsed.ok ? normalizeArgumentsObject(parsed.value) : undefined;
-		return { name, arguments: normalized ?? {}, rawArguments: raw };
+		return { name, arguments: argumentsFromJsonBody(text.slice(opener.end, closer.start)), rawArguments: raw };
 	}
 	return { name, arguments: args, rawArguments: raw };
 }

@@ -16,9 +16,9 @@
  */
 import {
 	allIndexesOf,
+	argumentsFromJsonBody,
 	attributeValue,
 	type CaselessText,
-	extractFirstBalancedJson,
 	findMarkupTags,
 	firstTagAtOrAfter,
 	indexOfBefore,
@@ -28,11 +28,9 @@ import {
 	type MarkupTag,
 	maybeParseJsonValue,
 	nextCloserTable,
-	normalizeArgumentsObject,
 	parseJsonValueOrString,
 	setOwn,
 	skipInlineSpace,
-	tryParseJson,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -91,11 +89,7 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 		k = end + 1;
 	}
 	if (!sawParameter) {
-		const body = text.slice(opener.end, closer.start);
-		const span = extractFirstBalancedJson(body);
-		const parsed = tryParseJson(span ? span.text : body.trim());
-		const normalized = parsed.ok ? normalizeArgumentsObject(parsed.value) : undefined;
-		return { name, arguments: normalized ?? {}, rawArguments: raw };
+		return { name, arguments: argumentsFromJsonBody(text.slice(opener.end, closer.start)), rawArguments: raw };
 	}
 	return { name, arguments: args, rawArguments: raw };
 }
