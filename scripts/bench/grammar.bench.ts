@@ -58,17 +58,23 @@ const WORDS: readonly string[] = [
 	"{braces}",
 ];
 
+/**
+ * Exactly `size` characters of prose. Whole words only (the tail is padded
+ * with spaces), so a parenthesised aside is never cut open at the end: an
+ * unclosed paren is an adversarial input of its own, measured below.
+ */
 function prose(size: number, seed = 1): string {
 	const next = random(seed);
 	const parts: string[] = [];
 	let length = 0;
-	while (length < size) {
+	for (;;) {
 		const word = WORDS[Math.floor(next() * WORDS.length)] ?? "x";
 		const sep = next() < 0.08 ? ".\n" : next() < 0.02 ? "\n\n" : " ";
+		if (length + word.length + sep.length > size) break;
 		parts.push(word, sep);
 		length += word.length + sep.length;
 	}
-	return parts.join("").slice(0, size);
+	return parts.join("") + " ".repeat(size - length);
 }
 
 const BAR = "\uff5c";
@@ -87,17 +93,23 @@ const LEAKS: readonly string[] = [
 	'<|tool_call>call:read{path:<|"|>a.md<|"|>}<tool_call|>',
 ];
 
+/** Exactly `size` characters: ~10 KB chunks of prose, each followed by one complete leak (never cut). */
 function proseWithLeaks(size: number): string {
 	const chunk = 10 * KB;
 	const parts: string[] = [];
 	let length = 0;
 	for (let i = 0; length < size; i++) {
 		const leak = LEAKS[i % LEAKS.length] ?? "";
-		const filler = prose(Math.max(0, chunk - leak.length), i + 7);
-		parts.push(filler, "\n", leak, "\n");
-		length += filler.length + leak.length + 2;
+		const room = Math.min(chunk, size - length);
+		if (room < leak.length + 2) {
+			parts.push(prose(room, i + 7));
+			length += room;
+			continue;
+		}
+		parts.push(prose(room - leak.length - 2, i + 7), "\n", leak, "\n");
+		length += room;
 	}
-	return parts.join("").slice(0, size);
+	return parts.join("");
 }
 
 function fencedMarkdown(size: number): string {
