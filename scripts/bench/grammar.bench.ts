@@ -154,7 +154,9 @@ for (const [label, make] of corpora) {
 	for (const size of SIZES) {
 		const text = make(size);
 		parseToolGrammarLeaks(text);
-		const runs = size >= 4096 * KB ? 6 : size >= 1024 * KB ? 15 : size >= 100 * KB ? 40 : 200;
+		// The same number of runs at every target size: the fastest of more runs
+		// is lower by chance alone, which would bias the exponents upwards.
+		const runs = size >= 4096 * KB ? 8 : 20;
 		// A distinct string per run: V8 remembers the lower-cased form of a string it
 		// has just converted, which would flatter repeated runs on small texts only.
 		const variants = Array.from({ length: runs }, (_, i) => freshCopy(text, i));
