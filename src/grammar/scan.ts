@@ -867,13 +867,15 @@ export function callsFromJson(value: unknown): JsonCall[] {
 // ---------------------------------------------------------------------------
 // Pythonic calls: `name(key="value", flag=True)`
 
-/** Splits `text` on commas outside quotes and outside `()`, `[]`, `{}` nesting. */
-export function splitTopLevel(text: string, separator = 44): string[] {
-	const pieces: string[] = [];
+/**
+ * Index of the first `code` at or after `from` that lies outside quotes and
+ * outside `()`, `[]`, `{}` nesting (counted from `from`), or -1. At such an
+ * index nesting and quoting are both closed, so a walk may resume right after it.
+ */
+function indexOfTopLevel(text: string, code: number, from = 0): number {
 	let depth = 0;
 	let quote = 0;
-	let start = 0;
-	for (let i = 0; i < text.length; i++) {
+	for (let i = from; i < text.length; i++) {
 		const c = text.charCodeAt(i);
 		if (quote !== 0) {
 			if (c === 92) i++;
@@ -883,10 +885,18 @@ export function splitTopLevel(text: string, separator = 44): string[] {
 		if (c === 34 || (c === 39 && !isApostrophe(text, i))) quote = c;
 		else if (c === 40 || c === 91 || c === 123) depth++;
 		else if ((c === 41 || c === 93 || c === 125) && depth > 0) depth--;
-		else if (c === separator && depth === 0) {
-			pieces.push(text.slice(start, i));
-			start = i + 1;
-		}
+		else if (c === code && depth === 0) return i;
+	}
+	return -1;
+}
+
+/** Splits `text` on commas outside quotes and outside `()`, `[]`, `{}` nesting. */
+export function splitTopLevel(text: string, separator = 44): string[] {
+	const pieces: string[] = [];
+	let start = 0;
+	for (let at = indexOfTopLevel(text, separator); at !== -1; at = indexOfTopLevel(text, separator, start)) {
+		pieces.push(text.slice(start, at));
+		start = at + 1;
 	}
 	pieces.push(text.slice(start));
 	return pieces;
@@ -894,21 +904,7 @@ export function splitTopLevel(text: string, separator = 44): string[] {
 
 /** Index of the first `=` outside quotes and nesting, or -1. */
 function topLevelEquals(text: string): number {
-	let depth = 0;
-	let quote = 0;
-	for (let i = 0; i < text.length; i++) {
-		const c = text.charCodeAt(i);
-		if (quote !== 0) {
-			if (c === 92) i++;
-			else if (c === quote) quote = 0;
-			continue;
-		}
-		if (c === 34 || (c === 39 && !isApostrophe(text, i))) quote = c;
-		else if (c === 40 || c === 91 || c === 123) depth++;
-		else if ((c === 41 || c === 93 || c === 125) && depth > 0) depth--;
-		else if (c === 61 && depth === 0) return i;
-	}
-	return -1;
+	return indexOfTopLevel(text, 61);
 }
 
 function isDecimalNumber(v: string): boolean {
