@@ -6,6 +6,7 @@
  * run, so figures from different machines stay comparable. Never used by tests.
  */
 import { performance } from "node:perf_hooks";
+import { cpuUsage } from "node:process";
 
 export interface Measurement {
 	name: string;
@@ -36,6 +37,51 @@ export function measure(name: string, fn: () => unknown, budgetMs = 200): Measur
 	rates.sort((a, b) => a - b);
 	const opsPerSecond = rates[Math.floor(rates.length / 2)] ?? 0;
 	return { name, opsPerSecond, msPerOp: 1000 / opsPerSecond };
+}
+
+/** Process CPU time (user + system) in milliseconds: waiting for a busy core does not count. */
+function cpuMs(): number {
+	const { user, system } = cpuUsage();
+	return (user + system) / 1000;
+}
+
+// Every result is kept here, so the JIT cannot drop a call whose result looks unused.
+const sink: unknown[] = [undefined];
+
+/** CPU time of `calls` back-to-back calls of `fn`, read once before and once after. */
+function batchMs(fn: () => unknown, calls: number): number {
+	const start = cpuMs();
+	for (let i = 0; i < calls; i++) sink[0] = fn();
+	return cpuMs() - start;
+}
+
+/** How many calls of `fn` make one batch of at least `batchTargetMs` of CPU time. */
+function batchSize(fn: () => unknown, batchTargetMs: number): number {
+	let calls = 1;
+	for (;;) {
+		const ms = batchMs(fn, calls);
+		if (ms >= batchTargetMs || calls >= 2 ** 30) return calls;
+		calls = ms <= batchTargetMs / 64 ? calls * 16 : Math.ceil((calls * batchTargetMs * 1.2) / Math.max(ms, 0.001));
+	}
+}
+
+/**
+ * Batch timing: each function runs in batches of many calls per timer read
+ * (a per-call timer read costs more than a fast call and hides its cost), the
+ * functions alternate batch by batch so every side of a ratio sees the same
+ * load, and each keeps its fastest batch (other work only slows a batch down).
+ * Returns milliseconds per call, in the order given.
+ */
+export function batchTimes(fns: readonly (() => unknown)[], rounds = 7, batchTargetMs = 15): number[] {
+	const sizes = fns.map((fn) => batchSize(fn, batchTargetMs));
+	const best = fns.map(() => Number.POSITIVE_INFINITY);
+	for (let round = 0; round < rounds; round++) {
+		fns.forEach((fn, index) => {
+			const calls = sizes[index] ?? 1;
+			best[index] = Math.min(best[index] ?? Number.POSITIVE_INFINITY, batchMs(fn, calls) / calls);
+		});
+	}
+	return best;
 }
 
 /** Time of a single (possibly long) call in milliseconds: the median of `runs` runs. */

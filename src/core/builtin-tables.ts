@@ -1,16 +1,20 @@
 /**
- * The repair tables of pi's eight built-in tools (core-contract §5): alias
- * lists, model-family gates, the stage-4 preprocessors and the legacy engine
- * configs. `powershell` shares bash's tables. Data only; the behaviour lives
- * in the preprocessing stage and the schema-repair engine.
+ * The repair tables of pi's eight built-in tools: alias lists, model-family
+ * gates, the stage-4 preprocessors, the legacy engine configs and the
+ * applicability predicates of pi's own argument shims. `powershell` shares
+ * bash's tables. Data only; the behaviour lives in the preprocessing stage
+ * and the schema-repair engine.
  */
+import { isRecord } from "./clone.ts";
 import {
+	canFoldFlatEditFields,
 	foldFlatEditFieldsPreprocessor,
 	foldFlatEditFieldsRepair,
 	NEW_TEXT_ALIASES,
 	OLD_TEXT_ALIASES,
 } from "./edit-fold.ts";
-import type { Preprocessor, ToolRepairConfig } from "./types.ts";
+import { RULE } from "./rule-ids.ts";
+import type { Preprocessor, StructuralPreprocessor, ToolRepairConfig } from "./types.ts";
 
 export { NEW_TEXT_ALIASES, OLD_TEXT_ALIASES };
 
@@ -102,6 +106,20 @@ const pathCleanup: Preprocessor = { kind: "filesystem-path", selector: "/path" }
 const pathAnchors: Preprocessor = { kind: "anchor-bleed", selector: "/path", modelFamilies: ANCHOR_BLEED_MODELS };
 const rootTokens: Preprocessor = { kind: "grammar-tokens", selector: "", modelFamilies: GRAMMAR_TOKEN_MODELS };
 
+/**
+ * The built-in flat edit fold as a structural preprocessor (top-level
+ * `oldText`/`old_string`/… and `newText`/… become `edits: [{oldText, newText}]`),
+ * with its applicability predicate; a tool owner with an `edit`-like schema
+ * can list it as is.
+ */
+export const FLAT_EDIT_FOLD: StructuralPreprocessor = {
+	kind: "structural",
+	selector: "",
+	ruleId: RULE.foldFlatEditFields,
+	apply: foldFlatEditFieldsPreprocessor,
+	applies: canFoldFlatEditFields,
+};
+
 const SHELL_PREPROCESSORS: readonly Preprocessor[] = [
 	{ kind: "alias", selector: "/command", aliases: COMMAND_ALIASES, accepts: "string" },
 	rootTokens,
@@ -120,7 +138,7 @@ export const PIPELINE_PREPROCESSORS: Readonly<Record<BuiltinToolName, readonly P
 		pathAnchors,
 		rootTokens,
 		{ kind: "grammar-tokens", selector: "/edits/*", modelFamilies: GRAMMAR_TOKEN_MODELS },
-		{ kind: "structural", selector: "", ruleId: "foldFlatEditFields", apply: foldFlatEditFieldsPreprocessor },
+		FLAT_EDIT_FOLD,
 	],
 	write: [
 		pathAlias(PATH_ALIASES),
@@ -164,4 +182,17 @@ export const REPAIR_CONFIGS: Readonly<Record<BuiltinToolName, ToolRepairConfig>>
 	grep: { fieldAliases: { pattern: GREP_PATTERN_ALIASES }, rootString: { field: "pattern" }, pathFields: ["path"] },
 	find: { fieldAliases: { pattern: FIND_PATTERN_ALIASES }, rootString: { field: "pattern" }, pathFields: ["path"] },
 	ls: { fieldAliases: { path: LS_PATH_ALIASES }, rootString: { field: "path" }, pathFields: ["path"] },
+};
+
+/**
+ * When pi's own `prepareArguments` shim can change a call (pi's `edit`: an
+ * `edits` string or single edit object, or flat `oldText`/`newText`). Cheap
+ * and conservative: `false` only when the shim certainly returns an equal
+ * value, so a valid call skips it and the copy it needs. A tool with a shim
+ * and no entry here runs its shim on every call.
+ */
+export const OWNER_SHIM_APPLIES: Readonly<Partial<Record<BuiltinToolName, (input: unknown) => boolean>>> = {
+	edit: (input) =>
+		isRecord(input) &&
+		(typeof input.edits === "string" || isRecord(input.edits) || "oldText" in input || "newText" in input),
 };

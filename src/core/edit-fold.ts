@@ -1,5 +1,5 @@
 /**
- * The flat edit fold (core-contract §5.5): top-level old/new text fields
+ * The flat edit fold: top-level old/new text fields
  * (`oldText`, `old_string`, `search`/`replace`, …) become
  * `edits: [{oldText, newText}]`. Provided twice: as the legacy engine
  * `StructuralRepair` (mutates the engine's private copy, names the engine's
@@ -9,6 +9,7 @@
  */
 import { defineOwn, isRecord } from "./clone.ts";
 import { shallowCopyRecord } from "./convert.ts";
+import { RULE } from "./rule-ids.ts";
 import { foldFlatEditFieldsNote } from "./schema-repair/notes.ts";
 import type { StructuralRepair } from "./types.ts";
 
@@ -90,7 +91,7 @@ export function foldFlatEditFields(args: Record<string, unknown>, toolName: stri
 
 /** The legacy engine form, listed in `REPAIR_CONFIGS.edit.structural`. */
 export const foldFlatEditFieldsRepair: StructuralRepair = {
-	name: "foldFlatEditFields",
+	name: RULE.foldFlatEditFields,
 	apply: foldFlatEditFields,
 };
 

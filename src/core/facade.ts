@@ -1,5 +1,5 @@
 /**
- * `repairToolInput`, the legacy facade (core-contract §3.11): the pipeline
+ * `repairToolInput`, the facade of the original package: the pipeline
  * with only a tool name, a schema and a legacy engine config, its result
  * mapped to the original `RepairResult` shape. Without preprocessors every
  * alias goes through `renameAliasedField` and the edit fold through its
@@ -8,10 +8,11 @@
  */
 import type { TSchema } from "typebox";
 import { runRepairPipeline } from "./pipeline.ts";
+import { RULE } from "./rule-ids.ts";
 import type { RepairResult, ToolRepairConfig } from "./types.ts";
 
 const LEGACY_RULE_NAMES: Readonly<Record<string, string>> = {
-	"envelope.decode-json": "parseJsonStringifiedRootObject",
+	[RULE.decodeJson]: RULE.parseJsonStringifiedRootObject,
 };
 
 export function repairToolInput(options: {

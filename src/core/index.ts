@@ -12,16 +12,18 @@ export {
 	CONTENT_ALIASES,
 	EDITS_ALIASES,
 	FIND_PATTERN_ALIASES,
+	FLAT_EDIT_FOLD,
 	GRAMMAR_TOKEN_MODELS,
 	GREP_PATTERN_ALIASES,
 	LS_PATH_ALIASES,
 	NEW_TEXT_ALIASES,
 	OLD_TEXT_ALIASES,
+	OWNER_SHIM_APPLIES,
 	PATH_ALIASES,
 	PIPELINE_PREPROCESSORS,
 	REPAIR_CONFIGS,
 } from "./builtin-tables.ts";
-export { foldFlatEditFields } from "./edit-fold.ts";
+export { canFoldFlatEditFields, foldFlatEditFields, foldFlatEditFieldsPreprocessor } from "./edit-fold.ts";
 export {
 	escapeJsonStringControlCharacters,
 	isPlainObject,
@@ -37,5 +39,13 @@ export { runRepairPipeline } from "./pipeline.ts";
 export { resolveRepairPolicy } from "./policy.ts";
 export { preprocessInput } from "./preprocess.ts";
 export { attachRepairNotes, formatRepairNotes } from "./repair-notes.ts";
+export {
+	GRAMMAR_RECOVERY_RULE_PREFIX,
+	grammarRecoveryRuleId,
+	RULE,
+	RULE_STAGE,
+	type RuleId,
+	type RuleStage,
+} from "./rule-ids.ts";
 export { stableSerialize } from "./stable-serialize.ts";
 export type * from "./types.ts";

@@ -1,16 +1,20 @@
 /**
  * `runRepairPipeline`: one tool call's arguments through every stage, in
- * order (core-contract §3.1–§3.8, decisions §3–§4):
+ * order:
  *
  *   envelope → truncation candidates (each through the full downstream run)
  *   → owner shim → preprocessing → strict validation → schema repair
  *   → safe conversion → final validation and shaping.
  *
- * The valid path is kept to identity checks and compiled validation: a
- * plain-object input has no envelope to decode, so that stage is skipped; the
- * preprocessors return the same reference when they change nothing; no clone,
- * serialization or size measurement happens until something needs repair.
- * Callbacks are guarded: they observe the verdict and can never change it.
+ * The valid path runs a plan compiled once per (config, model id): the
+ * policy and the model gates resolved, each preprocessing row's "may change"
+ * predicate, the owner shim's applicability predicate, and the compiled
+ * check. A plain-object call that no stage would touch and that passes the
+ * check is answered there, with no clone, comparison or serialization.
+ * Anything else takes the full run, which gives the same verdict for such a
+ * call (a property test pins that). Errors are contained here, at the public
+ * entry point, and reported through `onContainedError`; callbacks observe the
+ * verdict and can never change it.
  */
 import { cloneJson, isRecord } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
@@ -18,11 +22,12 @@ import { decodeJsonNoteFor, isPlainObject, recoverEnvelope, truncatedEnvelopeCha
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
 import { applyOwnerShim } from "./owner-shim.ts";
 import { resolveRepairPolicy } from "./policy.ts";
-import { preprocessInput } from "./preprocess.ts";
-import { preprocessingIsNoop } from "./preprocess-probe.ts";
+import { compilePreprocessPlan, type PreprocessPlan, planMayChange, runPreprocessPlan } from "./preprocess.ts";
+import { RULE } from "./rule-ids.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
-import { withoutOmittedNulls } from "./strict-sampling.ts";
+import { compileOmittedNullTest, withoutOmittedNulls } from "./strict-sampling.ts";
 import type {
+	ContainedErrorLabel,
 	RepairChange,
 	RepairObservation,
 	RepairPipelineConfig,
@@ -31,9 +36,7 @@ import type {
 	RepairPolicyProfile,
 	ValidationIssue,
 } from "./types.ts";
-import { check, issues } from "./validator.ts";
-
-const DECODE_RULE_ID = "envelope.decode-json";
+import { check, checkerFor, issues } from "./validator.ts";
 
 /** What one downstream run (stages 3–7) concluded. */
 type DownstreamResult = Omit<RepairPipelineResult, "policy">;
@@ -51,14 +54,117 @@ function policyFor(config: RepairPipelineConfig): RepairPolicy {
 	return resolveRepairPolicy(profile, config.policyOverrides ?? {});
 }
 
+/** What a config resolves to once: its policy, its preprocessing plan, and the valid-path test. */
+interface Plan {
+	/** The config fields the plan was built from: a caller may reuse one config object and change it. */
+	readonly basis: readonly unknown[];
+	readonly policy: RepairPolicy;
+	readonly preprocess: PreprocessPlan;
+	/** True only when `input` would come out `valid` and untouched from the full run. */
+	readonly validAsSent: (input: Record<string, unknown>) => boolean;
+}
+
+const compiledPlans = new WeakMap<RepairPipelineConfig, Plan>();
+
+function basisOf(config: RepairPipelineConfig): unknown[] {
+	return [
+		config.schema,
+		config.policy,
+		config.policyOverrides,
+		config.preprocessors,
+		config.legacyConfig,
+		config.modelId,
+		config.ownerPrepareArguments,
+		config.ownerPrepareApplies,
+		config.strictSampling,
+	];
+}
+
+function sameBasis(plan: Plan, config: RepairPipelineConfig): boolean {
+	const basis = plan.basis;
+	return (
+		basis[0] === config.schema &&
+		basis[1] === config.policy &&
+		basis[2] === config.policyOverrides &&
+		basis[3] === config.preprocessors &&
+		basis[4] === config.legacyConfig &&
+		basis[5] === config.modelId &&
+		basis[6] === config.ownerPrepareArguments &&
+		basis[7] === config.ownerPrepareApplies &&
+		basis[8] === config.strictSampling
+	);
+}
+
+/** The plan of `config`, compiled on first use and again only when one of its fields changed. */
+export function planFor(config: RepairPipelineConfig): Plan {
+	const cached = compiledPlans.get(config);
+	if (cached !== undefined && sameBasis(cached, config)) return cached;
+	const plan = compilePlan(config);
+	compiledPlans.set(config, plan);
+	return plan;
+}
+
+function compilePlan(config: RepairPipelineConfig): Plan {
+	const preprocess = compilePreprocessPlan(config.preprocessors ?? [], config.modelId);
+	return {
+		basis: basisOf(config),
+		policy: policyFor(config),
+		preprocess,
+		validAsSent: validPathTest(config, preprocess),
+	};
+}
+
+function validPathTest(
+	config: RepairPipelineConfig,
+	preprocess: PreprocessPlan,
+): (input: Record<string, unknown>) => boolean {
+	const owner = config.ownerPrepareArguments;
+	const ownerApplies = config.ownerPrepareApplies ?? (() => false);
+	// A shim that does not say when it applies must run on every call to be known a no-op.
+	if (owner !== undefined && config.ownerPrepareApplies === undefined) return () => false;
+	const holdsOmittedNull = config.strictSampling === true ? compileOmittedNullTest(config.schema) : () => false;
+	const pathFields = config.legacyConfig?.pathFields ?? [];
+	const passes = checkerFor(config.schema);
+	const mayChange = preprocess.mayChange;
+	return (input) =>
+		!ownerApplies(input) &&
+		!mayChange(input) &&
+		!holdsOmittedNull(input) &&
+		!pathFieldsMayChange(input, pathFields) &&
+		passes(input);
+}
+
+// The engine cleans auto-links from configured path fields; only a `](http` can start one.
+function pathFieldsMayChange(input: Record<string, unknown>, pathFields: readonly string[]): boolean {
+	for (const field of pathFields) {
+		const value = Object.hasOwn(input, field) ? input[field] : undefined;
+		if (typeof value === "string" && value.includes("](http")) return true;
+	}
+	return false;
+}
+
 export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {
 	const { input, config } = options;
-	const policy = policyFor(config);
+	let policy: RepairPolicy = PLAIN_POLICIES.adaptive;
 	let result: DownstreamResult;
 	try {
-		result = decide(input, config, policy);
-	} catch {
-		// Only input outside the JSON domain (functions, cycles) can make a stage throw: fail closed.
+		const plan = planFor(config);
+		policy = plan.policy;
+		if (isPlainObject(input) && plan.validAsSent(input)) {
+			const valid: RepairPipelineResult = {
+				outcome: "valid",
+				args: input,
+				policy: policy.profile,
+				changes: [],
+				observations: [],
+			};
+			notify(config, config.onOutcome, valid);
+			return valid;
+		}
+		result = decide(input, config, plan);
+	} catch (error) {
+		// Only input outside the JSON domain (functions, cycles) or a broken schema can make a stage throw: fail closed.
+		contain(config, "pipeline", error);
 		result = failed(config, input, []);
 	}
 	// Key order of the public result is fixed for readers of logs and snapshots.
@@ -72,23 +178,24 @@ export function runRepairPipeline(options: { input: unknown; config: RepairPipel
 	if (result.issueSummary !== undefined) shaped.issueSummary = result.issueSummary;
 	if (result.fingerprint !== undefined) shaped.fingerprint = result.fingerprint;
 	if (result.retryMessage !== undefined) shaped.retryMessage = result.retryMessage;
-	notify(config.onOutcome, shaped);
+	notify(config, config.onOutcome, shaped);
 	return shaped;
 }
 
-function decide(input: unknown, config: RepairPipelineConfig, policy: RepairPolicy): DownstreamResult {
+function decide(input: unknown, config: RepairPipelineConfig, plan: Plan): DownstreamResult {
+	const { policy } = plan;
 	// A plain object has nothing to decode or unwrap: skipping the envelope's
 	// O(size) pre-checks gives the same outcome at no cost.
-	if (isPlainObject(input)) return shapePrimary(input, downstream(input, [], config, policy));
+	if (isPlainObject(input)) return shapePrimary(input, downstream(input, [], config, plan));
 
 	const envelope = recoverEnvelope(input, config.limits ?? {});
 	if (policy.allowTruncatedEnvelopeCompletion) {
 		for (const candidate of envelope.candidates) {
-			const run = downstream(candidate, [truncatedEnvelopeChange()], config, policy);
+			const run = downstream(candidate, [truncatedEnvelopeChange()], config, plan);
 			if (run.outcome !== "unrepairable") return run;
 		}
 	}
-	return shapePrimary(input, downstream(envelope.value, envelope.changes, config, policy));
+	return shapePrimary(input, downstream(envelope.value, envelope.changes, config, plan));
 }
 
 /** Stage 8 for the primary path: a valid call keeps the caller's reference, a failed one claims nothing. */
@@ -101,30 +208,29 @@ function downstream(
 	value: unknown,
 	incoming: readonly RepairChange[],
 	config: RepairPipelineConfig,
-	policy: RepairPolicy,
+	plan: Plan,
 ): DownstreamResult {
 	const { toolName } = config;
 	const changes: RepairChange[] =
 		incoming.length === 0
 			? []
 			: incoming.map((change) =>
-					change.ruleId === DECODE_RULE_ID ? { ...change, note: decodeJsonNoteFor(toolName) } : change,
+					change.ruleId === RULE.decodeJson ? { ...change, note: decodeJsonNoteFor(toolName) } : change,
 				);
 
+	const owner = config.ownerPrepareArguments;
 	const shim =
-		config.ownerPrepareArguments === undefined
+		owner === undefined || config.ownerPrepareApplies?.(value) === false
 			? { value }
-			: applyOwnerShim(value, config.ownerPrepareArguments, toolName);
+			: applyOwnerShim(value, owner, toolName, (error) => contain(config, "owner-shim", error));
 	if (shim.change !== undefined) changes.push(shim.change);
 
 	const observations: RepairObservation[] = [];
-	const preprocessed = preprocess(shim.value, config, policy, changes, observations);
-	const run = finish(judge(preprocessed, config), changes, observations, config, policy);
-	for (const observation of observations) notify(config.onObservation, observation);
+	const preprocessed = preprocess(shim.value, config, plan, changes, observations);
+	const run = finish(judge(preprocessed, config), changes, observations, config, plan);
+	for (const observation of observations) notify(config, config.onObservation, observation);
 	return run;
 }
-
-const TOKEN_RULE_ID = "stripGrammarTokenLeak";
 
 /**
  * Stage 4, skipped outright when the probe proves it a no-op; appends its
@@ -137,57 +243,50 @@ const TOKEN_RULE_ID = "stripGrammarTokenLeak";
 function preprocess(
 	value: unknown,
 	config: RepairPipelineConfig,
-	policy: RepairPolicy,
+	plan: Plan,
 	changes: RepairChange[],
 	observations: RepairObservation[],
 ): unknown {
-	let preprocessors = config.preprocessors ?? [];
+	let steps = plan.preprocess;
 	let current = value;
 	for (let round = 0; round < 2; round++) {
-		if (preprocessors.length === 0 || preprocessingIsNoop(preprocessors, current, config.modelId)) return current;
-		const result = preprocessInput({
-			input: current,
-			toolName: config.toolName,
-			preprocessors,
-			...(config.modelId === undefined ? {} : { modelId: config.modelId }),
-			allowValidValueTransforms: policy.allowValidValueTransforms,
-		});
+		if (!planMayChange(steps, current)) return current;
+		const result = runPreprocessPlan(steps, current, config.toolName, plan.policy.allowValidValueTransforms);
 		changes.push(...result.changes);
-		for (const ruleId of result.observations) {
-			if (observations.some((observation) => observation.ruleId === ruleId)) continue;
-			observations.push({
-				channel: "tool",
-				stage: "valid-value",
-				ruleId,
-				toolName: config.toolName,
-				outcome: "detected",
-			});
-		}
+		for (const ruleId of result.observations) observe(observations, config, "valid-value", ruleId);
+		if (result.unknownKinds.length > 0) observe(observations, config, "preprocess", RULE.unknownPreprocessorKind);
 		current = result.value;
-		if (!result.changes.some((change) => change.ruleId === TOKEN_RULE_ID)) return current;
-		preprocessors = preprocessors.filter((preprocessor) => preprocessor.kind !== "grammar-tokens");
+		if (!result.tokensRemoved) return current;
+		steps = steps.withoutTokenCleanup();
 	}
 	return current;
 }
 
-/** Under strict sampling, nulls at optional properties are judged as omitted (decisions §3.3). */
+/** Records a value-free observation once per run. */
+function observe(
+	observations: RepairObservation[],
+	config: RepairPipelineConfig,
+	stage: RepairObservation["stage"],
+	ruleId: string,
+): void {
+	if (observations.some((observation) => observation.ruleId === ruleId)) return;
+	observations.push({ channel: "tool", stage, ruleId, toolName: config.toolName, outcome: "detected" });
+}
+
+/** Under strict sampling, a null at an optional property is the wire form of "omitted", and judged so. */
 function judge(value: unknown, config: RepairPipelineConfig): unknown {
 	return config.strictSampling === true ? withoutOmittedNulls(config.schema, value) : value;
 }
 
-const ROOT_REPAIRS = new Set(["wrapRootStringAsObject", "parseJsonStringifiedRootObject"]);
+const ROOT_REPAIRS = new Set<string>([RULE.wrapRootStringAsObject, RULE.parseJsonStringifiedRootObject]);
 
-function runEngine(value: unknown, config: RepairPipelineConfig): EngineResult | undefined {
-	try {
-		return runSchemaRepair({
-			value,
-			schema: config.schema,
-			toolName: config.toolName,
-			config: config.legacyConfig ?? {},
-		});
-	} catch {
-		return undefined;
-	}
+function runEngine(value: unknown, config: RepairPipelineConfig): EngineResult {
+	return runSchemaRepair({
+		value,
+		schema: config.schema,
+		toolName: config.toolName,
+		config: config.legacyConfig ?? {},
+	});
 }
 
 /** Stages 5–7: engine, then our conversion and the final check. */
@@ -196,10 +295,9 @@ function finish(
 	changes: RepairChange[],
 	observations: RepairObservation[],
 	config: RepairPipelineConfig,
-	policy: RepairPolicy,
+	plan: Plan,
 ): DownstreamResult {
 	const engine = runEngine(value, config);
-	if (engine === undefined) return failed(config, value, observations);
 	if (engine.outcome === "unrepairable") return failed(config, value, observations, engine);
 	appendEngineChanges(changes, engine);
 
@@ -207,25 +305,20 @@ function finish(
 	// A root repair builds the argument object only now, after preprocessing ran on a bare string.
 	// Preprocess that object too, so the result is what a direct call with it would give (idempotence).
 	if (isRecord(args) && engine.changes.some((change) => ROOT_REPAIRS.has(change.ruleId))) {
-		const reprocessed = judge(preprocess(args, config, policy, changes, observations), config);
+		const reprocessed = judge(preprocess(args, config, plan, changes, observations), config);
 		if (reprocessed !== args) {
 			const second = runEngine(reprocessed, config);
-			if (second === undefined || second.outcome === "unrepairable") return failed(config, value, observations);
+			if (second.outcome === "unrepairable") return failed(config, value, observations);
 			appendEngineChanges(changes, second);
 			args = second.args;
 		}
 	}
 	if (changes.length === 0) return { outcome: "valid", args: value, changes, observations };
 
-	let final: unknown;
-	try {
-		final = convertToSchema(config.schema, args);
-		if (!check(config.schema, final)) return failed(config, value, observations, engine);
-		// The repaired value must share nothing with the caller's input.
-		final = cloneJson(final);
-	} catch {
-		return failed(config, value, observations, engine);
-	}
+	const converted = convertToSchema(config.schema, args);
+	if (!check(config.schema, converted)) return failed(config, value, observations, engine);
+	// The repaired value must share nothing with the caller's input.
+	const final = cloneJson(converted);
 	const result: DownstreamResult = { outcome: "repaired", args: final, changes, observations };
 	if (engine.issueSummary !== undefined) result.issueSummary = engine.issueSummary;
 	if (engine.fingerprint !== undefined) result.fingerprint = engine.fingerprint;
@@ -256,12 +349,7 @@ function failed(
 		result.retryMessage = engine.retryMessage;
 		return result;
 	}
-	let found: ValidationIssue[];
-	try {
-		found = issues(config.schema, seen);
-	} catch {
-		found = [];
-	}
+	let found = issuesOrNone(config, seen);
 	if (found.length === 0) found = [FINAL_CHECK_ISSUE];
 	result.issueSummary = summarizeIssues(found);
 	result.fingerprint = failureFingerprint(config.toolName, found);
@@ -277,11 +365,31 @@ const FINAL_CHECK_ISSUE: ValidationIssue = {
 	message: "the repaired arguments did not pass the final check",
 };
 
-function notify<T>(callback: ((value: T) => void) | undefined, value: T): void {
+/** The validator's issues; a value it cannot walk (a cycle) gets none, and the failure is reported. */
+function issuesOrNone(config: RepairPipelineConfig, seen: unknown): ValidationIssue[] {
+	try {
+		return issues(config.schema, seen);
+	} catch (error) {
+		contain(config, "pipeline", error);
+		return [];
+	}
+}
+
+function notify<T>(config: RepairPipelineConfig, callback: ((value: T) => void) | undefined, value: T): void {
 	if (callback === undefined) return;
 	try {
 		callback(value);
-	} catch {
+	} catch (error) {
 		// A failing observer must never change the verdict.
+		contain(config, "observer", error);
+	}
+}
+
+/** Reports an internal error contained at a boundary; a failing reporter is the end of the line. */
+function contain(config: RepairPipelineConfig, label: ContainedErrorLabel, error: unknown): void {
+	try {
+		config.onContainedError?.(label, error);
+	} catch {
+		// Nothing is left to report it to.
 	}
 }

@@ -1,11 +1,14 @@
 /**
  * Stage 4: selector-guided preprocessing.
  *
- * Applies a tool's preprocessors in list order, each seeing the previous
- * one's result: exact alias moves, owner structural reshapes, and per-field
- * value transforms. The model-gated "valid-value" kinds (`anchor-bleed`,
- * `grammar-tokens`) run only for a matching model, and under a policy that
- * forbids valid-value transforms they are observed instead of written.
+ * Every preprocessor kind is one row of {@link ROWS}: its rule ID, whether it
+ * is model-gated, a cheap "may this change the value here?" predicate, and
+ * its rewrite (which writes the note). A list of preprocessors compiles once
+ * per model id into a {@link PreprocessPlan}: the model gates are resolved
+ * then, and both the run and the valid path's skip check are built from the
+ * same rows, so the two can never disagree. Preprocessors run in list order,
+ * each seeing the previous one's result; under a policy that forbids
+ * valid-value transforms a gated row is observed instead of written.
  *
  * Copy-on-write: the input is never cloned wholesale and never mutated. A
  * write copies only the containers on the path from the root to the written
@@ -14,7 +17,8 @@
  */
 import { cloneJson, defineOwn, isRecord, jsonEqual } from "./clone.ts";
 import { unwrapMarkdownAutoLinks } from "./markdown-links.ts";
-import { parseSelector, resolveSegments } from "./selectors.ts";
+import { RULE } from "./rule-ids.ts";
+import { parseSelector, resolveSegments, type SelectorSegment } from "./selectors.ts";
 import type {
 	AliasPreprocessor,
 	FieldPreprocessor,
@@ -36,38 +40,211 @@ export interface PreprocessResult {
 	changes: RepairChange[];
 	/** Rule IDs of gated transforms that were detected but, by policy, not applied (de-duplicated, in order). */
 	observations: string[];
+	/** True when grammar-token cleanup rewrote something. */
+	tokensRemoved: boolean;
+	/** Kinds in the list that this version does not know: ignored, and reported here so they are never skipped silently. */
+	unknownKinds: string[];
+}
+
+/** What a row's rewrite produced at one location. */
+export interface Rewrite {
+	value: unknown;
+	note: string;
+}
+
+/** One preprocessor kind. */
+interface Row<P extends Preprocessor> {
+	/** The rule ID its changes carry. */
+	ruleId(preprocessor: P): string;
+	/** Runs only for a model its families match, and is observed, not written, when valid-value transforms are off. */
+	gated: boolean;
+	/** The locations it looks at: the selector's, or for an alias the records that hold the canonical key. */
+	segments(preprocessor: P): readonly SelectorSegment[];
+	/** Cheap and conservative: `false` only when the rewrite certainly leaves the value at this location as it is. */
+	mayChange(preprocessor: P): (value: unknown) => boolean;
+	/** The rewritten value and its note, or `undefined` when nothing changes; `undefined` as a whole when the row never writes. */
+	rewrite(preprocessor: P): ((value: unknown, toolName: string) => Rewrite | undefined) | undefined;
+}
+
+type PreprocessorOf<K extends Preprocessor["kind"]> = K extends "alias"
+	? AliasPreprocessor
+	: K extends "structural"
+		? StructuralPreprocessor
+		: FieldPreprocessor;
+
+/** One step of a compiled plan: a preprocessor with its row applied and its model gate already resolved. */
+interface Step {
+	kind: Preprocessor["kind"];
+	ruleId: string;
+	gated: boolean;
+	segments: readonly SelectorSegment[];
+	/** The row's predicate at every location of `segments`, from the root: `true` when one may change. */
+	mayChangeFrom: (root: unknown) => boolean;
+	rewrite: (value: unknown, toolName: string) => Rewrite | undefined;
+}
+
+/** A preprocessor list compiled for one model id. */
+export interface PreprocessPlan {
+	readonly steps: readonly Step[];
+	readonly unknownKinds: readonly string[];
+	/** `false` only when running the plan on `root` certainly changes, records and observes nothing. */
+	readonly mayChange: (root: unknown) => boolean;
+	/** The same plan without grammar-token cleanup, for the one rerun after tokens were removed. */
+	readonly withoutTokenCleanup: () => PreprocessPlan;
+}
+
+const plans = new WeakMap<readonly Preprocessor[], Map<string | undefined, PreprocessPlan>>();
+
+/** The plan for `preprocessors` under `modelId`, compiled once per list and model. */
+export function compilePreprocessPlan(
+	preprocessors: readonly Preprocessor[],
+	modelId: string | undefined,
+): PreprocessPlan {
+	let byModel = plans.get(preprocessors);
+	if (byModel === undefined) {
+		byModel = new Map();
+		plans.set(preprocessors, byModel);
+	}
+	let plan = byModel.get(modelId);
+	if (plan === undefined) {
+		plan = buildPlan(preprocessors, modelId);
+		byModel.set(modelId, plan);
+	}
+	return plan;
+}
+
+function buildPlan(preprocessors: readonly Preprocessor[], modelId: string | undefined): PreprocessPlan {
+	const steps: Step[] = [];
+	const unknownKinds: string[] = [];
+	for (const preprocessor of preprocessors) {
+		const row = rowFor(preprocessor.kind);
+		if (row === undefined) {
+			unknownKinds.push(String(preprocessor.kind));
+			continue;
+		}
+		const step = compileStep(row, preprocessor, modelId);
+		if (step !== undefined) steps.push(step);
+	}
+	return planOf(steps, unknownKinds);
+}
+
+function planOf(steps: readonly Step[], unknownKinds: readonly string[]): PreprocessPlan {
+	let without: PreprocessPlan | undefined;
+	const tests = steps.map((step) => step.mayChangeFrom);
+	const plan: PreprocessPlan = {
+		steps,
+		unknownKinds,
+		mayChange:
+			unknownKinds.length > 0
+				? () => true
+				: (root) => {
+						for (let index = 0; index < tests.length; index++)
+							if ((tests[index] as (root: unknown) => boolean)(root)) return true;
+						return false;
+					},
+		withoutTokenCleanup: () => {
+			without ??= steps.some((step) => step.kind === "grammar-tokens")
+				? planOf(
+						steps.filter((step) => step.kind !== "grammar-tokens"),
+						unknownKinds,
+					)
+				: plan;
+			return without;
+		},
+	};
+	return plan;
+}
+
+function rowFor(kind: unknown): Row<Preprocessor> | undefined {
+	return typeof kind === "string" && Object.hasOwn(ROWS, kind) ? ROWS[kind as Preprocessor["kind"]] : undefined;
+}
+
+function compileStep(
+	row: Row<Preprocessor>,
+	preprocessor: Preprocessor,
+	modelId: string | undefined,
+): Step | undefined {
+	const rewrite = row.rewrite(preprocessor);
+	if (rewrite === undefined) return undefined;
+	if (row.gated && !modelMatches(modelId, (preprocessor as FieldPreprocessor).modelFamilies)) return undefined;
+	const segments = row.segments(preprocessor);
+	return {
+		kind: preprocessor.kind,
+		ruleId: row.ruleId(preprocessor),
+		gated: row.gated,
+		segments,
+		mayChangeFrom: atSomeLocation(segments, row.mayChange(preprocessor)),
+		rewrite,
+	};
+}
+
+/** True when some step of `plan` may change `root`: `false` means running the plan certainly changes, records and observes nothing. */
+export function planMayChange(plan: PreprocessPlan, root: unknown): boolean {
+	return plan.mayChange(root);
+}
+
+/**
+ * `test` at every location `segments` address, compiled into one function
+ * per segment (from the root): `true` as soon as one location passes, and no
+ * location list is built.
+ */
+function atSomeLocation(
+	segments: readonly SelectorSegment[],
+	test: (value: unknown) => boolean,
+): (root: unknown) => boolean {
+	let atRest = test;
+	for (let index = segments.length - 1; index >= 0; index--) {
+		const segment = segments[index] as SelectorSegment;
+		const inner = atRest;
+		if (segment.kind === "each") {
+			atRest = (value) => {
+				if (!Array.isArray(value)) return false;
+				for (const item of value) if (inner(item)) return true;
+				return false;
+			};
+		} else {
+			const { key } = segment;
+			atRest = (value) => isRecord(value) && inner(value[key]);
+		}
+	}
+	return atRest;
 }
 
 /** Runs every preprocessor in order over a copy-on-write view of `input`. */
 export function preprocessInput(options: PreprocessOptions): PreprocessResult {
-	const tree = new CopyOnWriteTree(options.input);
-	const context: Context = {
-		tree,
-		toolName: options.toolName,
-		modelId: options.modelId,
-		allowValidValueTransforms: options.allowValidValueTransforms,
-		changes: [],
-		observations: [],
-	};
-	for (const preprocessor of options.preprocessors) {
-		if (preprocessor.kind === "alias") {
-			applyAlias(preprocessor, context);
-		} else if (preprocessor.kind === "structural") {
-			applyStructural(preprocessor, context);
-		} else {
-			applyField(preprocessor, context); // unknown kinds end up here and are ignored
-		}
-	}
-	return { value: tree.root, changes: context.changes, observations: context.observations };
+	return runPreprocessPlan(
+		compilePreprocessPlan(options.preprocessors, options.modelId),
+		options.input,
+		options.toolName,
+		options.allowValidValueTransforms,
+	);
 }
 
-interface Context {
-	tree: CopyOnWriteTree;
-	toolName: string;
-	modelId: string | undefined;
-	allowValidValueTransforms: boolean;
-	changes: RepairChange[];
-	observations: string[];
+/** Runs a compiled plan over a copy-on-write view of `input`. */
+export function runPreprocessPlan(
+	plan: PreprocessPlan,
+	input: unknown,
+	toolName: string,
+	allowValidValueTransforms: boolean,
+): PreprocessResult {
+	const tree = new CopyOnWriteTree(input);
+	const changes: RepairChange[] = [];
+	const observations: string[] = [];
+	let tokensRemoved = false;
+	for (const step of plan.steps) {
+		for (const location of resolveSegments(tree.root, step.segments)) {
+			const rewritten = step.rewrite(location.value, toolName);
+			if (rewritten === undefined) continue;
+			if (step.gated && !allowValidValueTransforms) {
+				if (!observations.includes(step.ruleId)) observations.push(step.ruleId);
+				continue;
+			}
+			tree.write(location.path, rewritten.value);
+			changes.push({ ruleId: step.ruleId, stage: "preprocess", note: rewritten.note });
+			if (step.kind === "grammar-tokens") tokensRemoved = true;
+		}
+	}
+	return { value: tree.root, changes, observations, tokensRemoved, unknownKinds: [...plan.unknownKinds] };
 }
 
 type Path = readonly (string | number)[];
@@ -102,7 +279,7 @@ class CopyOnWriteTree {
 	}
 
 	/** The container at `path`, copied (with its ancestors) if the tree does not own it yet. */
-	writableAt(path: Path): Container {
+	private writableAt(path: Path): Container {
 		if (!this.isOwned(this.root)) {
 			this.root = this.adopt(this.root as Container);
 		}
@@ -148,34 +325,141 @@ function shallowCopy(container: Container): Container {
 }
 
 // ---------------------------------------------------------------------------
+// the rows
+
+/** A field row: the transform maps one value; a result equal to the input is no change. */
+function fieldRow(
+	transform: (preprocessor: FieldPreprocessor) => Transform | undefined,
+	mayChange: (preprocessor: FieldPreprocessor, transform: Transform) => (value: unknown) => boolean,
+	extra: { gated: boolean; ruleId?: string },
+): Row<FieldPreprocessor> {
+	return {
+		ruleId: (preprocessor) => extra.ruleId ?? `preprocess.${preprocessor.kind}`,
+		gated: extra.gated,
+		segments: (preprocessor) => parseSelector(preprocessor.selector),
+		mayChange: (preprocessor) => {
+			const apply = transform(preprocessor);
+			return apply === undefined ? () => false : mayChange(preprocessor, apply);
+		},
+		rewrite: (preprocessor) => {
+			const apply = transform(preprocessor);
+			if (apply === undefined) return undefined;
+			return (value, toolName) => {
+				const next = apply(value);
+				if (Object.is(next, value) || jsonEqual(next, value)) return undefined;
+				return { value: next, note: fieldNote(preprocessor, toolName) };
+			};
+		},
+	};
+}
+
+// Only a `](http` can start a degenerate auto-link `[TEXT](http…)`.
+function mayHoldAutoLink(value: unknown): boolean {
+	return typeof value === "string" && value.includes("](http");
+}
+
+/** The transform's own answer: it returns its input itself when it changes nothing, so this cannot drift from it. */
+const changedBy = (_preprocessor: FieldPreprocessor, transform: Transform) => (value: unknown) =>
+	transform(value) !== value;
+
+/** Every preprocessor kind, one row each; a kind without a row does not compile. */
+const ROWS: { readonly [K in Preprocessor["kind"]]: Row<PreprocessorOf<K>> } = {
+	alias: {
+		ruleId: () => RULE.exactAlias,
+		gated: false,
+		segments: (preprocessor) => aliasTarget(preprocessor)?.parent ?? [],
+		mayChange: (preprocessor) => {
+			const target = aliasTarget(preprocessor);
+			if (target === undefined) return () => false;
+			const { canonical } = target;
+			const emptyIsMissing = preprocessor.emptyEquivalentToMissing === true;
+			return (record) => {
+				if (!isRecord(record)) return false;
+				// A present canonical value settles it with one read, the common case of a valid call.
+				const current = record[canonical];
+				if (current !== undefined && current !== null && !(emptyIsMissing && current === "")) return false;
+				return chosenAlias(record, canonical, preprocessor) !== undefined;
+			};
+		},
+		rewrite: (preprocessor) => {
+			const target = aliasTarget(preprocessor);
+			return target === undefined
+				? undefined
+				: (record, toolName) => moveAlias(record, target.canonical, preprocessor, toolName);
+		},
+	},
+	structural: {
+		ruleId: (preprocessor) => preprocessor.ruleId,
+		gated: false,
+		segments: (preprocessor) => parseSelector(preprocessor.selector),
+		mayChange: (preprocessor) => preprocessor.applies ?? (() => true),
+		// The owner's function may mutate what it is given; it gets a copy, never caller data.
+		rewrite: (preprocessor) => (value) => preprocessor.apply(cloneJson(value)),
+	},
+	"filesystem-path": fieldRow(
+		() => (value) => (typeof value === "string" ? unwrapMarkdownAutoLinks(value) : value),
+		() => mayHoldAutoLink,
+		{ gated: false },
+	),
+	"filesystem-path-array": fieldRow(
+		() => unwrapPathArray,
+		() => (value) => Array.isArray(value) && value.some(mayHoldAutoLink),
+		{ gated: false },
+	),
+	"string-or-array": fieldRow(
+		() => (value) => (typeof value === "string" ? [value] : value),
+		() => (value) => typeof value === "string",
+		{ gated: false },
+	),
+	scalar: fieldRow((preprocessor) => scalarTransform(preprocessor.scalarType), changedBy, { gated: false }),
+	// Recognised, and deliberately a no-op: no transform, so it compiles to no step.
+	glob: fieldRow(() => undefined, changedBy, { gated: false }),
+	"anchor-bleed": fieldRow(() => (value) => (typeof value === "string" ? stripAnchors(value) : value), changedBy, {
+		gated: true,
+		ruleId: RULE.stripAnchorBleed,
+	}),
+	"grammar-tokens": fieldRow(
+		() => stripGrammarTokens,
+		(_preprocessor, transform) => (value) => mayHoldTokenLeak(value) && transform(value) !== value,
+		{ gated: true, ruleId: RULE.stripGrammarTokenLeak },
+	),
+};
+
+// ---------------------------------------------------------------------------
 // alias
 
-function applyAlias(preprocessor: AliasPreprocessor, context: Context): void {
+interface AliasTarget {
+	parent: readonly SelectorSegment[];
+	canonical: string;
+}
+
+/** The records that hold the canonical key, and its name; `undefined` for the root or a wildcard, which name no key. */
+function aliasTarget(preprocessor: AliasPreprocessor): AliasTarget | undefined {
 	const segments = parseSelector(preprocessor.selector);
 	const last = segments.at(-1);
-	if (last === undefined || last.kind !== "key") {
-		return; // the root, or a wildcard, names no canonical key
-	}
-	const canonical = last.key;
-	for (const parent of resolveSegments(context.tree.root, segments.slice(0, -1))) {
-		const record = parent.value;
-		if (!isRecord(record) || !canonicalIsMissing(record[canonical], preprocessor)) {
-			continue;
-		}
-		const alias = preprocessor.aliases.find((name) => name in record && aliasValueUsable(record[name], preprocessor));
-		if (alias === undefined) {
-			continue;
-		}
-		const target = context.tree.writableAt(parent.path) as Record<string, unknown>;
-		const moved = record[alias];
-		delete target[alias];
-		defineOwn(target, canonical, moved);
-		context.changes.push({
-			ruleId: "preprocess.exact-alias",
-			stage: "preprocess",
-			note: aliasNote(alias, canonical, context.toolName),
-		});
-	}
+	if (last === undefined || last.kind !== "key") return undefined;
+	return { parent: segments.slice(0, -1), canonical: last.key };
+}
+
+/** The alias whose value moves onto the missing canonical key of `record`, if any. */
+function chosenAlias(record: unknown, canonical: string, preprocessor: AliasPreprocessor): string | undefined {
+	if (!isRecord(record) || !canonicalIsMissing(record[canonical], preprocessor)) return undefined;
+	return preprocessor.aliases.find((name) => name in record && aliasValueUsable(record[name], preprocessor));
+}
+
+function moveAlias(
+	record: unknown,
+	canonical: string,
+	preprocessor: AliasPreprocessor,
+	toolName: string,
+): Rewrite | undefined {
+	const alias = chosenAlias(record, canonical, preprocessor);
+	if (alias === undefined) return undefined;
+	const source = record as Record<string, unknown>;
+	const moved = shallowCopy(source) as Record<string, unknown>;
+	delete moved[alias];
+	defineOwn(moved, canonical, source[alias]);
+	return { value: moved, note: aliasNote(alias, canonical, toolName) };
 }
 
 function canonicalIsMissing(value: unknown, preprocessor: AliasPreprocessor): boolean {
@@ -204,53 +488,7 @@ function aliasValueUsable(value: unknown, preprocessor: AliasPreprocessor): bool
 }
 
 // ---------------------------------------------------------------------------
-// structural
-
-function applyStructural(preprocessor: StructuralPreprocessor, context: Context): void {
-	for (const location of resolveSegments(context.tree.root, parseSelector(preprocessor.selector))) {
-		// The owner's function may mutate what it is given; it gets a copy, never caller data.
-		const result = preprocessor.apply(cloneJson(location.value));
-		if (result === undefined) {
-			continue;
-		}
-		context.tree.write(location.path, result.value);
-		context.changes.push({ ruleId: preprocessor.ruleId, stage: "preprocess", note: result.note });
-	}
-}
-
-// ---------------------------------------------------------------------------
 // field kinds
-
-const HEURISTIC_RULE_IDS: Readonly<Record<string, string>> = {
-	"anchor-bleed": "stripAnchorBleed",
-	"grammar-tokens": "stripGrammarTokenLeak",
-};
-
-function applyField(preprocessor: FieldPreprocessor, context: Context): void {
-	const transform = fieldTransform(preprocessor);
-	if (transform === undefined) {
-		return; // `glob`, a `scalar` without a type, or a kind this version does not know
-	}
-	const heuristicRuleId = HEURISTIC_RULE_IDS[preprocessor.kind];
-	if (heuristicRuleId !== undefined && !modelMatches(context.modelId, preprocessor.modelFamilies)) {
-		return;
-	}
-	const ruleId = heuristicRuleId ?? `preprocess.${preprocessor.kind}`;
-	for (const location of resolveSegments(context.tree.root, parseSelector(preprocessor.selector))) {
-		const next = transform(location.value);
-		if (Object.is(next, location.value) || jsonEqual(next, location.value)) {
-			continue;
-		}
-		if (heuristicRuleId !== undefined && !context.allowValidValueTransforms) {
-			if (!context.observations.includes(ruleId)) {
-				context.observations.push(ruleId);
-			}
-			continue;
-		}
-		context.tree.write(location.path, next);
-		context.changes.push({ ruleId, stage: "preprocess", note: fieldNote(preprocessor, context.toolName) });
-	}
-}
 
 function modelMatches(modelId: string | undefined, families: readonly RegExp[] | undefined): boolean {
 	if (typeof modelId !== "string" || modelId === "" || families === undefined) {
@@ -265,27 +503,6 @@ function modelMatches(modelId: string | undefined, families: readonly RegExp[] |
 }
 
 type Transform = (value: unknown) => unknown;
-
-function fieldTransform(preprocessor: FieldPreprocessor): Transform | undefined {
-	switch (preprocessor.kind) {
-		case "filesystem-path":
-			return (value) => (typeof value === "string" ? unwrapMarkdownAutoLinks(value) : value);
-		case "filesystem-path-array":
-			return unwrapPathArray;
-		case "string-or-array":
-			return (value) => (typeof value === "string" ? [value] : value);
-		case "scalar":
-			return scalarTransform(preprocessor.scalarType);
-		case "anchor-bleed":
-			return (value) => (typeof value === "string" ? stripAnchors(value) : value);
-		case "grammar-tokens":
-			return stripGrammarTokens;
-		case "glob":
-			return undefined; // recognised, and deliberately a no-op
-		default:
-			return undefined; // a kind this version does not know
-	}
-}
 
 function unwrapPathArray(value: unknown): unknown {
 	if (!Array.isArray(value)) {
@@ -374,6 +591,31 @@ export function stripTokenLeak(text: string, isKey: boolean): string {
 		}
 	}
 	return stripped;
+}
+
+/**
+ * Cheap and conservative: whether a string, or a record's keys and string
+ * values, may hold a leaked token for {@link stripTokenLeak} to remove. Every
+ * token it removes starts with `<` or ends with `>`, so a value with neither
+ * at its ends is left as it is (a property test pins this).
+ */
+export function mayHoldTokenLeak(value: unknown): boolean {
+	if (typeof value === "string") return mayEndInToken(value);
+	if (!isRecord(value)) return false;
+	const keys = Object.keys(value);
+	for (let index = 0; index < keys.length; index++) {
+		const key = keys[index] as string;
+		const item = value[key];
+		if (mayEndInToken(key) || (typeof item === "string" && mayEndInToken(item))) return true;
+	}
+	return false;
+}
+
+const LESS_THAN = 0x3c;
+const GREATER_THAN = 0x3e;
+
+function mayEndInToken(text: string): boolean {
+	return text.charCodeAt(0) === LESS_THAN || text.charCodeAt(text.length - 1) === GREATER_THAN;
 }
 
 /**

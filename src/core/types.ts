@@ -113,6 +113,12 @@ export interface StructuralPreprocessor {
 	selector: ObjectLocationSelector;
 	ruleId: string;
 	apply: (value: unknown) => { value: unknown; note: string } | undefined;
+	/**
+	 * Cheap and conservative: `false` only when `apply` would certainly return
+	 * `undefined` for this value. With it, a valid call skips the reshaping
+	 * (and its copy) outright; without it, `apply` runs on every call.
+	 */
+	applies?: (value: unknown) => boolean;
 }
 
 /** Legacy structural repair for the schema engine: mutates `args` in place, returns a note or `false`. */
@@ -143,6 +149,12 @@ export interface RepairPipelineConfig {
 	legacyConfig?: ToolRepairConfig;
 	modelId?: string;
 	ownerPrepareArguments?: (input: unknown) => unknown;
+	/**
+	 * Cheap and conservative: `false` only when `ownerPrepareArguments` would
+	 * certainly give back an equal value. With it, a valid call skips the shim
+	 * (and the private copy it gets); without it, the shim runs on every call.
+	 */
+	ownerPrepareApplies?: (input: unknown) => boolean;
 	/** Bounds for the envelope stage. */
 	limits?: RepairPipelineLimits;
 	/**
@@ -154,7 +166,16 @@ export interface RepairPipelineConfig {
 	strictSampling?: boolean;
 	onObservation?: (observation: RepairObservation) => void;
 	onOutcome?: (outcome: RepairPipelineResult) => void;
+	/**
+	 * An internal error was caught at a boundary and the call failed closed
+	 * (or, for the owner shim, went on without it). `label` names the
+	 * boundary; `error` is for the caller to classify, never to log as is.
+	 */
+	onContainedError?: (label: ContainedErrorLabel, error: unknown) => void;
 }
+
+/** The boundaries at which the pipeline contains an internal error. */
+export type ContainedErrorLabel = "pipeline" | "owner-shim" | "observer";
 
 export type RepairOutcome = "valid" | "repaired" | "unrepairable";
 

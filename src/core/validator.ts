@@ -26,6 +26,12 @@ function validatorFor(schema: TSchema): Validator {
 	return validator;
 }
 
+/** The compiled check of `schema` as a function, for callers that check against one schema many times. */
+export function checkerFor(schema: TSchema): (value: unknown) => boolean {
+	const validator = validatorFor(schema);
+	return (value) => validator.Check(value);
+}
+
 /** True when `value` satisfies `schema` exactly as it stands. */
 export function check(schema: TSchema, value: unknown): boolean {
 	return validatorFor(schema).Check(value);

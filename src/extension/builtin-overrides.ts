@@ -25,6 +25,7 @@ import {
 import {
 	BUILTIN_TOOL_NAMES,
 	type BuiltinToolName,
+	OWNER_SHIM_APPLIES,
 	PIPELINE_PREPROCESSORS,
 	REPAIR_CONFIGS,
 } from "../core/builtin-tables.ts";
@@ -59,6 +60,7 @@ function requestsStrictSampling(definition: AnyToolDefinition): boolean {
 /** The repairer for one pi definition, with the built-in tables of its tool. */
 export function repairerFor(name: BuiltinToolName, original: AnyToolDefinition, deps: RepairDeps): ToolRepairer {
 	const ownerPrepare = original.prepareArguments;
+	const ownerPrepareApplies = OWNER_SHIM_APPLIES[name];
 	return new ToolRepairer(
 		{
 			name,
@@ -67,6 +69,7 @@ export function repairerFor(name: BuiltinToolName, original: AnyToolDefinition, 
 			legacyConfig: REPAIR_CONFIGS[name],
 			strictSampling: requestsStrictSampling(original),
 			...(ownerPrepare ? { ownerPrepare: (args: unknown) => ownerPrepare.call(original, args) } : {}),
+			...(ownerPrepare && ownerPrepareApplies ? { ownerPrepareApplies } : {}),
 		},
 		deps,
 	);

@@ -41,6 +41,8 @@ export interface ToolRepairSpec {
 	strictSampling: boolean;
 	/** The tool's own argument shim (pi's edit has one), chained as the pipeline's owner stage. */
 	ownerPrepare?: (args: unknown) => unknown;
+	/** When the owner's shim can change a call; without it the shim runs on every call. */
+	ownerPrepareApplies?: (args: unknown) => boolean;
 }
 
 /** Shared, session-scoped collaborators of every wrapped tool. */
@@ -92,6 +94,7 @@ export class ToolRepairer {
 		};
 		if (modelId !== undefined) config.modelId = modelId;
 		if (spec.ownerPrepare !== undefined) config.ownerPrepareArguments = spec.ownerPrepare;
+		if (spec.ownerPrepareApplies !== undefined) config.ownerPrepareApplies = spec.ownerPrepareApplies;
 		this.cachedConfig = config;
 		return config;
 	}

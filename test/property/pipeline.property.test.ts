@@ -6,8 +6,7 @@ import fc from "fast-check";
 import { Compile } from "typebox/compile";
 import { describe, expect, it } from "vitest";
 import { type BuiltinToolName, PIPELINE_PREPROCESSORS } from "../../src/core/builtin-tables.ts";
-import { preprocessInput } from "../../src/core/preprocess.ts";
-import { preprocessingIsNoop } from "../../src/core/preprocess-probe.ts";
+import { compilePreprocessPlan, planMayChange, preprocessInput } from "../../src/core/preprocess.ts";
 import { anyInput, builtinToolName, malformedArgs, modelId, policyProfile, validArgs } from "../support/arbitraries.ts";
 import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
 import { builtin, deepFreeze } from "../support/pipeline-helpers.ts";
@@ -142,7 +141,7 @@ describe("pipeline properties", () => {
 		fc.assert(
 			fc.property(toolAndInput, modelId, fc.boolean(), ([tool, input], model, allow) => {
 				const preprocessors = PIPELINE_PREPROCESSORS[tool];
-				if (!preprocessingIsNoop(preprocessors, input, model)) return;
+				if (planMayChange(compilePreprocessPlan(preprocessors, model), input)) return;
 				const result = preprocessInput({
 					input,
 					toolName: tool,

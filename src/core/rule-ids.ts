@@ -1,0 +1,83 @@
+/**
+ * Every rule ID the repair layer can emit, and the stage it belongs to.
+ *
+ * Rule IDs are a public, stable vocabulary: they appear in repair notes'
+ * telemetry, the diagnostics line, `/repair-stats` and the legacy facade's
+ * `rulesFired`. They are written here once; every other module imports the
+ * constant, and `docs/rules.md` catalogues each one (a test keeps the two in
+ * step). Owner-declared structural preprocessors bring their own IDs.
+ */
+
+export const RULE = {
+	// envelope: the argument text or wrapper as it arrived
+	decodeJson: "envelope.decode-json",
+	escapeControlCharacter: "envelope.escape-control-character",
+	unwrapSingletonObjectArray: "envelope.unwrap-singleton-object-array",
+	completeTruncatedObject: "envelope.complete-truncated-object",
+	// owner shim: the tool's own `prepareArguments`
+	ownerShim: "owner-shim.prepare-arguments",
+	// preprocessing: configured, selector-guided rewrites
+	exactAlias: "preprocess.exact-alias",
+	filesystemPath: "preprocess.filesystem-path",
+	filesystemPathArray: "preprocess.filesystem-path-array",
+	stringOrArray: "preprocess.string-or-array",
+	scalar: "preprocess.scalar",
+	stripAnchorBleed: "stripAnchorBleed",
+	stripGrammarTokenLeak: "stripGrammarTokenLeak",
+	unknownPreprocessorKind: "preprocess.unknown-kind",
+	// the built-in `edit` structural preprocessor; the legacy engine form keeps the same ID
+	foldFlatEditFields: "foldFlatEditFields",
+	// schema repair: guided by the validator's issues
+	unwrapMarkdownAutoLink: "unwrapMarkdownAutoLink",
+	parseJsonStringifiedRootObject: "parseJsonStringifiedRootObject",
+	wrapRootStringAsObject: "wrapRootStringAsObject",
+	renameAliasedField: "renameAliasedField",
+	dropNullOrUndefinedField: "dropNullOrUndefinedField",
+	dropEmptyObjectPlaceholder: "dropEmptyObjectPlaceholder",
+	parseJsonStringifiedArray: "parseJsonStringifiedArray",
+	parseJsonStringifiedObject: "parseJsonStringifiedObject",
+	wrapBareStringAsArray: "wrapBareStringAsArray",
+	// containment: an internal error the layer caught at a boundary and failed closed on
+	containedError: "contained-error",
+} as const;
+
+export type RuleKey = keyof typeof RULE;
+export type RuleId = (typeof RULE)[RuleKey];
+
+/** Where a rule runs; `grammar` is the message-level recovery of tool calls written as text. */
+export type RuleStage = "envelope" | "owner-shim" | "preprocess" | "schema-repair" | "containment" | "grammar";
+
+/** The stage of every rule; a rule without a stage does not compile. */
+export const RULE_STAGE: Readonly<Record<RuleId, RuleStage>> = {
+	[RULE.decodeJson]: "envelope",
+	[RULE.escapeControlCharacter]: "envelope",
+	[RULE.unwrapSingletonObjectArray]: "envelope",
+	[RULE.completeTruncatedObject]: "envelope",
+	[RULE.ownerShim]: "owner-shim",
+	[RULE.exactAlias]: "preprocess",
+	[RULE.filesystemPath]: "preprocess",
+	[RULE.filesystemPathArray]: "preprocess",
+	[RULE.stringOrArray]: "preprocess",
+	[RULE.scalar]: "preprocess",
+	[RULE.stripAnchorBleed]: "preprocess",
+	[RULE.stripGrammarTokenLeak]: "preprocess",
+	[RULE.unknownPreprocessorKind]: "preprocess",
+	[RULE.foldFlatEditFields]: "preprocess",
+	[RULE.unwrapMarkdownAutoLink]: "schema-repair",
+	[RULE.parseJsonStringifiedRootObject]: "schema-repair",
+	[RULE.wrapRootStringAsObject]: "schema-repair",
+	[RULE.renameAliasedField]: "schema-repair",
+	[RULE.dropNullOrUndefinedField]: "schema-repair",
+	[RULE.dropEmptyObjectPlaceholder]: "schema-repair",
+	[RULE.parseJsonStringifiedArray]: "schema-repair",
+	[RULE.parseJsonStringifiedObject]: "schema-repair",
+	[RULE.wrapBareStringAsArray]: "schema-repair",
+	[RULE.containedError]: "containment",
+};
+
+/** The prefix of the message-level recovery rule, one ID per grammar family: `grammarRecovery:<family>`. */
+export const GRAMMAR_RECOVERY_RULE_PREFIX = "grammarRecovery:";
+
+export function grammarRecoveryRuleId(grammar: string): string {
+	return `${GRAMMAR_RECOVERY_RULE_PREFIX}${grammar}`;
+}
