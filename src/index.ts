@@ -34,6 +34,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { rescueMalformedArguments } from "./extension/argument-rescue.ts";
 import { BuiltinOverrides, isBuiltinToolName } from "./extension/builtin-overrides.ts";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
+import { createContained, reportContainedError } from "./extension/contained.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
@@ -46,16 +47,7 @@ import {
 	trySaveDisplaySettings,
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
-import type { RepairDisplaySettings, SettingsHost } from "./extension/types.ts";
-
-/** Runs a handler body; any failure inside the extension leaves pi to carry on as it would alone. */
-function contained<T>(body: () => T): T | undefined {
-	try {
-		return body();
-	} catch {
-		return undefined;
-	}
-}
+import type { RepairDisplaySettings, SettingsHost, TelemetryRecorder } from "./extension/types.ts";
 
 /** Parameter schemas of every tool pi knows, for typing values recovered from grammar leaks. */
 function toolSchemas(pi: ExtensionAPI): ReadonlyMap<string, unknown> {
@@ -63,7 +55,10 @@ function toolSchemas(pi: ExtensionAPI): ReadonlyMap<string, unknown> {
 }
 
 export default function toolRepairExtension(pi: ExtensionAPI): void {
-	const loaded = contained(() => loadDisplaySettingsWithDiagnostics());
+	// Any failure inside the extension is reported and leaves pi to carry on as it would alone.
+	let telemetry: TelemetryRecorder | undefined;
+	const contained = createContained(() => telemetry);
+	const loaded = contained("settings-load", () => loadDisplaySettingsWithDiagnostics());
 	// One live object: every handler reads it at call time, so menu changes apply at once.
 	const settings = loaded?.settings ?? defaultDisplaySettings();
 	let settingsWarning = loaded?.warning;
@@ -77,7 +72,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		feedback,
 		failures: new RepeatFailureTracker(),
 		unrescued: new WeakSet(),
+		reportContained: (label, error) => reportContainedError(label, error, telemetry),
 	};
+	telemetry = deps.telemetry;
 	const overrides = new BuiltinOverrides(pi, deps);
 	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.repairCount, settings);
 	const grammarLeaks = createGrammarLeakHandler({
@@ -97,46 +94,46 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	};
 
 	pi.on("session_start", (_event, ctx) => {
-		contained(() => model.fromContext(ctx));
-		contained(() => overrides.register(ctx.cwd));
-		contained(() => feedback.restore(ctx.sessionManager.getEntries()));
-		contained(() => showTally(ctx));
-		contained(() => showSettingsWarning(ctx, settingsWarning));
+		contained("session-start:model", () => model.fromContext(ctx));
+		contained("session-start:register", () => overrides.register(ctx.cwd));
+		contained("session-start:restore", () => feedback.restore(ctx.sessionManager.getEntries()));
+		contained("session-start:tally", () => showTally(ctx));
+		contained("session-start:warning", () => showSettingsWarning(ctx, settingsWarning));
 		settingsWarning = undefined;
 	});
 
 	pi.on("model_select", (event, ctx) => {
-		contained(() => model.fromSelect(event, ctx));
+		contained("model-select", () => model.fromSelect(event, ctx));
 	});
 
 	pi.on("tool_call", (event, ctx) => {
 		// Never blocks and never throws: a throw here would fail the call.
-		contained(() => {
+		contained("tool-call", () => {
 			if (feedback.onToolCall(event.toolName, event.input, event.toolCallId) !== undefined) showTally(ctx);
 		});
 		return undefined;
 	});
 
 	pi.on("tool_result", (event) =>
-		contained(() => {
+		contained("tool-result", () => {
 			const content = feedback.onToolResult(event.toolCallId, event.parentToolCallId, event.content);
 			return content === undefined ? undefined : { content };
 		}),
 	);
 
 	pi.on("turn_end", () => {
-		contained(() => feedback.endTurn());
+		contained("turn-end", () => feedback.endTurn());
 	});
 
 	pi.on("session_shutdown", () => {
-		contained(() => {
+		contained("session-shutdown", () => {
 			feedback.clear();
 			deps.failures.clear();
 		});
 	});
 
 	pi.on("message_end", (event, ctx) =>
-		contained(() => {
+		contained("message-end", () => {
 			if (event.message.role !== "assistant") return undefined;
 			// First the malformed-JSON rescue, then grammar leaks on the (possibly rescued) message.
 			const rescued = rescueMalformedArguments(event.message, {
@@ -155,7 +152,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 				onUnrescued: (args) => deps.unrescued.add(args),
 			});
 			const current = rescued ?? event.message;
-			const promoted = contained(() => grammarLeaks(current));
+			const promoted = contained("message-end:grammar", () => grammarLeaks(current));
 			const final = promoted?.message ?? rescued;
 			if (final === undefined) return undefined;
 			showTally(ctx);
@@ -164,5 +161,5 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	);
 
 	// The commands are an extra: a failure to register them must not unload the repairs.
-	contained(() => registerRepairCommands(pi, settingsHost));
+	contained("register-commands", () => registerRepairCommands(pi, settingsHost));
 }

@@ -1,9 +1,11 @@
 /**
- * The `PI_TOOL_REPAIR_LOG` diagnostics line: one stderr line per repaired or
- * unrepairable call, carrying rule IDs and the issue summary (paths, keywords
- * and types only), never an argument value.
+ * The `PI_TOOL_REPAIR_LOG` diagnostics lines on stderr, never carrying an
+ * argument value: one per repaired or unrepairable call (rule IDs and the
+ * issue summary: paths, keywords and types only), and one per internal error
+ * contained at a boundary (the boundary's label and the error's class name).
  *
  *   [pi-repair] tool=<tool> outcome=<repaired|unrepairable> rules=<ids or none>[ issues=<summary>]
+ *   [pi-repair] contained=<label> error=<class name>
  */
 import type { RepairPipelineResult } from "../core/types.ts";
 import { repairLogEnabled } from "./env.ts";
@@ -21,12 +23,26 @@ export function formatDiagnosticLine(toolName: string, result: RepairPipelineRes
 	return `[pi-repair] tool=${toolName} outcome=${result.outcome} rules=${rules.length > 0 ? rules.join(",") : "none"}${issues}`;
 }
 
-/** Writes the line when the switch is on; a broken stderr never reaches the caller. */
+/** Writes the line when the switch is on. */
 export function logOutcome(toolName: string, result: RepairPipelineResult): void {
-	if (result.outcome === "valid" || !repairLogEnabled()) return;
+	if (result.outcome === "valid") return;
+	writeLine(formatDiagnosticLine(toolName, result));
+}
+
+export function formatContainedLine(label: string, errorKind: string): string {
+	return `[pi-repair] contained=${label} error=${errorKind}`;
+}
+
+/** Writes the line of a contained error when the switch is on. */
+export function logContainedError(label: string, errorKind: string): void {
+	writeLine(formatContainedLine(label, errorKind));
+}
+
+function writeLine(line: string): void {
+	if (!repairLogEnabled()) return;
 	try {
-		process.stderr.write(`${formatDiagnosticLine(toolName, result)}\n`);
+		process.stderr.write(`${line}\n`);
 	} catch {
-		// Diagnostics are best effort.
+		// A broken stderr is where diagnostics would go: there is nowhere left to report it.
 	}
 }

@@ -11,8 +11,8 @@
  * - unrepairable: the retry message is thrown (the one intentional throw of
  *   the extension), with the tool's expected shape once the same failure
  *   repeats; with PI_TOOL_REPAIR_PASSTHROUGH the call goes to pi unchanged.
- * Any other failure inside the extension is contained: the call then goes on
- * exactly as pi alone would run it.
+ * Any other failure inside the extension is contained and reported (see
+ * `contained.ts`): the call then goes on exactly as pi alone would run it.
  */
 import { runRepairPipeline } from "../core/pipeline.ts";
 import type {
@@ -54,6 +54,8 @@ export interface RepairDeps {
 	failures: RepeatFailureTracker;
 	/** Argument objects of malformed calls the rescue could not repair: pi reports those itself. */
 	unrescued: WeakSet<object>;
+	/** Reports an internal error contained at a boundary (diagnostics line and telemetry counter). */
+	reportContained?: (label: string, error: unknown) => void;
 }
 
 /** Runs the pipeline for one tool with the session's current policy and model. */
@@ -62,6 +64,7 @@ export class ToolRepairer {
 	private readonly deps: RepairDeps;
 	private cachedConfig: RepairPipelineConfig | undefined;
 	private readonly onObservation: (observation: RepairObservation) => void;
+	private readonly onContainedError: (label: string, error: unknown) => void;
 
 	constructor(spec: ToolRepairSpec, deps: RepairDeps) {
 		this.spec = spec;
@@ -74,6 +77,12 @@ export class ToolRepairer {
 				profile: this.deps.settings().policyProfile,
 			});
 		};
+		this.onContainedError = (label, error) => this.contain(label, error);
+	}
+
+	/** Reports a contained error of this tool's repair step. */
+	private contain(label: string, error: unknown): void {
+		this.deps.reportContained?.(`${label}:${this.spec.name}`, error);
 	}
 
 	/** The pipeline config, rebuilt only when the profile or the model changed (the valid path allocates nothing). */
@@ -91,6 +100,7 @@ export class ToolRepairer {
 			legacyConfig: spec.legacyConfig,
 			strictSampling: spec.strictSampling,
 			onObservation: this.onObservation,
+			onContainedError: this.onContainedError,
 		};
 		if (modelId !== undefined) config.modelId = modelId;
 		if (spec.ownerPrepare !== undefined) config.ownerPrepareArguments = spec.ownerPrepare;
@@ -119,8 +129,9 @@ export class ToolRepairer {
 				profile: result.policy,
 				stages: repaired ? distinctInOrder(result.changes, (c) => c.stage) : [],
 			});
-		} catch {
+		} catch (error) {
 			// Telemetry is best effort.
+			this.contain("telemetry", error);
 		}
 	}
 
@@ -147,7 +158,8 @@ export class ToolRepairer {
 		let result: RepairPipelineResult;
 		try {
 			result = this.run(raw);
-		} catch {
+		} catch (error) {
+			this.contain("prepare", error);
 			return this.asPiAlone(raw);
 		}
 		if (result.outcome === "valid") return result.args;
@@ -155,16 +167,18 @@ export class ToolRepairer {
 		if (result.outcome === "repaired") {
 			try {
 				this.deps.feedback.pending(this.spec.name, result.args, this.feedbackFor(result));
-			} catch {
+			} catch (error) {
 				// The call still runs repaired; only its note is lost.
+				this.contain("feedback", error);
 			}
 			return result.args;
 		}
 		let failures = 1;
 		try {
 			failures = this.deps.failures.record(this.spec.name, result.fingerprint);
-		} catch {
+		} catch (error) {
 			// Escalation is an extra; the retry message stands without it.
+			this.contain("escalation", error);
 		}
 		if (passthroughEnabled() || !result.retryMessage) return this.asPiAlone(raw);
 		throw new Error(escalateRetryMessage(result.retryMessage, this.spec.name, this.spec.schema, failures));

@@ -18,7 +18,9 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, renameSync, stat, statSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
+import { RULE } from "../core/rule-ids.ts";
 import type {
+	ContainedErrorEvent,
 	GrammarMessageEvent,
 	GrammarRecoveredEvent,
 	TelemetryRecorder,
@@ -77,6 +79,19 @@ export function createTelemetryRecorder(options: TelemetryRecorderOptions = {}):
 		grammarRecovered: (event) => write((ts) => grammarRecoveredRecord(ts, event)),
 		grammarStripped: (event) => write((ts) => grammarStrippedRecord(ts, event)),
 		grammarObserved: (event) => write((ts) => grammarObservedRecord(ts, event)),
+		containedError: (event) => write((ts) => containedErrorRecord(ts, event)),
+	};
+}
+
+/** F. An internal error contained at a boundary: a counter, with the boundary and the error's class name only. */
+export function containedErrorRecord(ts: string, event: ContainedErrorEvent): TelemetryRecord {
+	return {
+		ts,
+		outcome: "contained",
+		rules: [RULE.containedError],
+		stages: ["containment"],
+		boundary: event.label,
+		error: event.error,
 	};
 }
 

@@ -56,6 +56,12 @@ export interface GrammarMessageEvent {
 	profile: string;
 }
 
+/** An internal error contained at a boundary: the boundary's label and the error's class name, nothing else. */
+export interface ContainedErrorEvent {
+	label: string;
+	error: string;
+}
+
 /**
  * The recording points the extension calls. Implementations never throw and
  * never block the tool-call hot path beyond one append.
@@ -66,6 +72,8 @@ export interface TelemetryRecorder {
 	grammarRecovered(event: GrammarRecoveredEvent): void;
 	grammarStripped(event: GrammarMessageEvent): void;
 	grammarObserved(event: GrammarMessageEvent): void;
+	/** Optional so a recorder written for an earlier version still fits. */
+	containedError?(event: ContainedErrorEvent): void;
 }
 
 /** What the commands need from the running extension. */
