@@ -25,7 +25,7 @@ import { resolveRepairPolicy } from "./policy.ts";
 import { compilePreprocessPlan, type PreprocessPlan, planMayChange, runPreprocessPlan } from "./preprocess.ts";
 import { RULE } from "./rule-ids.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
-import { compileOmittedNullTest, withoutOmittedNulls } from "./strict-sampling.ts";
+import { mayHoldOmittedNull, withoutOmittedNulls } from "./strict-sampling.ts";
 import type {
 	ContainedErrorLabel,
 	RepairChange,
@@ -122,7 +122,7 @@ function validPathTest(
 	const ownerApplies = config.ownerPrepareApplies ?? (() => false);
 	// A shim that does not say when it applies must run on every call to be known a no-op.
 	if (owner !== undefined && config.ownerPrepareApplies === undefined) return () => false;
-	const holdsOmittedNull = config.strictSampling === true ? compileOmittedNullTest(config.schema) : () => false;
+	const holdsOmittedNull = config.strictSampling === true ? mayHoldOmittedNull : () => false;
 	const pathFields = config.legacyConfig?.pathFields ?? [];
 	const passes = checkerFor(config.schema);
 	const mayChange = preprocess.mayChange;

@@ -78,8 +78,8 @@ interface Step {
 	ruleId: string;
 	gated: boolean;
 	segments: readonly SelectorSegment[];
-	/** The row's predicate at every location of `segments`, from the root: `true` when one may change. */
-	mayChangeFrom: (root: unknown) => boolean;
+	/** The row's predicate at one location of `segments`. */
+	mayChange: (value: unknown) => boolean;
 	rewrite: (value: unknown, toolName: string) => Rewrite | undefined;
 }
 
@@ -130,7 +130,7 @@ function buildPlan(preprocessors: readonly Preprocessor[], modelId: string | und
 
 function planOf(steps: readonly Step[], unknownKinds: readonly string[]): PreprocessPlan {
 	let without: PreprocessPlan | undefined;
-	const tests = steps.map((step) => step.mayChangeFrom);
+	const tests = locationTests(steps);
 	const plan: PreprocessPlan = {
 		steps,
 		unknownKinds,
@@ -155,6 +155,36 @@ function planOf(steps: readonly Step[], unknownKinds: readonly string[]): Prepro
 	return plan;
 }
 
+/**
+ * One test per distinct location for the whole plan: steps that look at the
+ * same location share one walk to it. Order does not matter here: when no
+ * step may change the input, each step sees the input itself, so "some step
+ * may change it" is the same question asked of every step at once.
+ */
+function locationTests(steps: readonly Step[]): ((root: unknown) => boolean)[] {
+	const groups = new Map<string, { segments: readonly SelectorSegment[]; tests: ((value: unknown) => boolean)[] }>();
+	for (const step of steps) {
+		const key = JSON.stringify(step.segments);
+		let group = groups.get(key);
+		if (group === undefined) {
+			group = { segments: step.segments, tests: [] };
+			groups.set(key, group);
+		}
+		group.tests.push(step.mayChange);
+	}
+	return [...groups.values()].map(({ segments, tests }) => atSomeLocation(segments, anyOf(tests)));
+}
+
+function anyOf(tests: readonly ((value: unknown) => boolean)[]): (value: unknown) => boolean {
+	if (tests.length === 1) return tests[0] as (value: unknown) => boolean;
+	return (value) => {
+		for (let index = 0; index < tests.length; index++) {
+			if ((tests[index] as (value: unknown) => boolean)(value)) return true;
+		}
+		return false;
+	};
+}
+
 function rowFor(kind: unknown): Row<Preprocessor> | undefined {
 	return typeof kind === "string" && Object.hasOwn(ROWS, kind) ? ROWS[kind as Preprocessor["kind"]] : undefined;
 }
@@ -173,7 +203,7 @@ function compileStep(
 		ruleId: row.ruleId(preprocessor),
 		gated: row.gated,
 		segments,
-		mayChangeFrom: atSomeLocation(segments, row.mayChange(preprocessor)),
+		mayChange: row.mayChange(preprocessor),
 		rewrite,
 	};
 }
@@ -204,7 +234,12 @@ function atSomeLocation(
 			};
 		} else {
 			const { key } = segment;
-			atRest = (value) => isRecord(value) && inner(value[key]);
+			// An array yields no named key, as in `resolveSegments`.
+			atRest = (value) =>
+				typeof value === "object" &&
+				value !== null &&
+				!Array.isArray(value) &&
+				inner((value as Record<string, unknown>)[key]);
 		}
 	}
 	return atRest;
@@ -374,9 +409,9 @@ const ROWS: { readonly [K in Preprocessor["kind"]]: Row<PreprocessorOf<K>> } = {
 			const { canonical } = target;
 			const emptyIsMissing = preprocessor.emptyEquivalentToMissing === true;
 			return (record) => {
-				if (!isRecord(record)) return false;
+				if (typeof record !== "object" || record === null) return false;
 				// A present canonical value settles it with one read, the common case of a valid call.
-				const current = record[canonical];
+				const current = (record as Record<string, unknown>)[canonical];
 				if (current !== undefined && current !== null && !(emptyIsMissing && current === "")) return false;
 				return chosenAlias(record, canonical, preprocessor) !== undefined;
 			};
@@ -414,10 +449,14 @@ const ROWS: { readonly [K in Preprocessor["kind"]]: Row<PreprocessorOf<K>> } = {
 	scalar: fieldRow((preprocessor) => scalarTransform(preprocessor.scalarType), changedBy, { gated: false }),
 	// Recognised, and deliberately a no-op: no transform, so it compiles to no step.
 	glob: fieldRow(() => undefined, changedBy, { gated: false }),
-	"anchor-bleed": fieldRow(() => (value) => (typeof value === "string" ? stripAnchors(value) : value), changedBy, {
-		gated: true,
-		ruleId: RULE.stripAnchorBleed,
-	}),
+	"anchor-bleed": fieldRow(
+		() => (value) => (typeof value === "string" ? stripAnchors(value) : value),
+		() => mayHoldAnchors,
+		{
+			gated: true,
+			ruleId: RULE.stripAnchorBleed,
+		},
+	),
 	"grammar-tokens": fieldRow(
 		() => stripGrammarTokens,
 		(_preprocessor, transform) => (value) => mayHoldTokenLeak(value) && transform(value) !== value,
@@ -545,6 +584,14 @@ function scalarTransform(scalarType: FieldPreprocessor["scalarType"]): Transform
 	}
 }
 
+const CARET = 0x5e;
+const DOLLAR = 0x24;
+
+/** Cheap and conservative: {@link stripAnchors} changes only a string that starts with `^` or ends with `$`. */
+function mayHoldAnchors(value: unknown): boolean {
+	return typeof value === "string" && (value.charCodeAt(0) === CARET || value.charCodeAt(value.length - 1) === DOLLAR);
+}
+
 /** Removes every leading `^` and every trailing `$`; inner anchors stay. */
 function stripAnchors(value: string): string {
 	let start = 0;
@@ -602,9 +649,8 @@ export function stripTokenLeak(text: string, isKey: boolean): string {
 export function mayHoldTokenLeak(value: unknown): boolean {
 	if (typeof value === "string") return mayEndInToken(value);
 	if (!isRecord(value)) return false;
-	const keys = Object.keys(value);
-	for (let index = 0; index < keys.length; index++) {
-		const key = keys[index] as string;
+	// `for…in` also visits inherited enumerable keys: more than the cleanup looks at, never less.
+	for (const key in value) {
 		const item = value[key];
 		if (mayEndInToken(key) || (typeof item === "string" && mayEndInToken(item))) return true;
 	}

@@ -14,41 +14,26 @@ import { shallowCopyRecord } from "./convert.ts";
 const MAX_SCHEMA_DEPTH = 64;
 
 /**
- * The valid path's test, compiled once from the schema: `false` only when
- * `value` holds no null that {@link withoutOmittedNulls} could remove, so
- * the walk (and its copies) can be skipped. It visits only the properties
- * the schema names and exits at the first null.
+ * The valid path's test: `false` only when `value` holds no null at all, so
+ * {@link withoutOmittedNulls} would certainly give it back as it is and its
+ * walk can be skipped. It exits at the first null; past the schema depth
+ * bound it answers `true` and lets the walk decide.
  */
-export function compileOmittedNullTest(schema: TSchema): (value: unknown) => boolean {
-	return nullTestFor(schema, 0) ?? (() => false);
+export function mayHoldOmittedNull(value: unknown): boolean {
+	return holdsNull(value, 0);
 }
 
-/** `undefined` where no null below can be an omitted property (the walk would leave the value as it is). */
-function nullTestFor(schema: unknown, depth: number): ((value: unknown) => boolean) | undefined {
-	if (!isRecord(schema)) return undefined;
-	// Past the bound the walk stops too; a recursive schema compiles to this depth and no further.
-	if (depth > MAX_SCHEMA_DEPTH) return undefined;
-	const items = nullTestFor(schema.items, depth + 1);
-	const properties = isRecord(schema.properties) ? schema.properties : undefined;
-	const children =
-		properties === undefined
-			? []
-			: Object.keys(properties).map((key) => ({ key, test: nullTestFor(properties[key], depth + 1) }));
-	if (items === undefined && children.length === 0) return undefined;
-	return (value) => {
-		if (typeof value !== "object" || value === null) return false;
-		if (Array.isArray(value)) {
-			if (items !== undefined) for (const item of value) if (items(item)) return true;
-			return false;
-		}
-		for (const { key, test } of children) {
-			const item = (value as Record<string, unknown>)[key];
-			if (item !== null && (test === undefined || typeof item !== "object")) continue;
-			if (!Object.hasOwn(value, key)) continue;
-			if (item === null || test?.(item) === true) return true;
-		}
+function holdsNull(value: unknown, depth: number): boolean {
+	if (typeof value !== "object") return false;
+	if (value === null) return true;
+	if (depth > MAX_SCHEMA_DEPTH) return true;
+	if (Array.isArray(value)) {
+		for (let index = 0; index < value.length; index++) if (holdsNull(value[index], depth + 1)) return true;
 		return false;
-	};
+	}
+	// `for…in` also visits inherited enumerable keys: more than the walk looks at, never less.
+	for (const key in value) if (holdsNull((value as Record<string, unknown>)[key], depth + 1)) return true;
+	return false;
 }
 
 /** `value` without nulls at optional properties (any depth); the same reference when there were none. */
