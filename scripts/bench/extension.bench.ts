@@ -11,7 +11,8 @@
  * - pi unwrapped / pi wrapped: what pi does per call before `execute`
  *   (prepareArguments when the definition has one, then
  *   `validateToolArguments`) with pi's own definition and with ours.
- * Target: wrapped / core at most 2×.
+ * Batch timing (see `batchTimes`): a per-call timer read costs more than a
+ * valid call and would hide its cost. Target: wrapped / core at most 2×.
  * Run: `npm run bench -- extension`.
  */
 import { validateToolArguments } from "@earendil-works/pi-ai";
@@ -24,7 +25,7 @@ import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import type { RepairDeps } from "../../src/extension/prepare.ts";
 import { defaultDisplaySettings } from "../../src/extension/settings.ts";
-import { formatRate, measure, printTable } from "./harness.ts";
+import { batchTimes, formatRate, printTable } from "./harness.ts";
 
 type AnyDefinition = ToolDefinition<never, unknown, unknown>;
 
@@ -72,19 +73,9 @@ function piPreparesAndValidates(definition: AnyDefinition, input: unknown): () =
 	};
 }
 
-/**
- * The best of a few alternating rounds: other work on the machine only ever
- * slows a round down, so the fastest round is the closest to the real cost,
- * and alternating keeps both sides of a ratio under the same conditions.
- */
-function bestOf(name: string, fns: readonly (() => unknown)[], rounds = 5): number[] {
-	const best = fns.map(() => 0);
-	for (let round = 0; round < rounds; round++) {
-		fns.forEach((fn, index) => {
-			best[index] = Math.max(best[index] ?? 0, measure(`${name} ${index}`, fn, 150).opsPerSecond);
-		});
-	}
-	return best;
+/** Calls per second of each function, in batch timing (many calls per CPU-time read, alternating, fastest batch). */
+function bestOf(fns: readonly (() => unknown)[]): number[] {
+	return batchTimes(fns).map((ms) => 1000 / ms);
 }
 
 const rows: string[][] = [];
@@ -98,11 +89,8 @@ for (const tool of BUILTIN_TOOL_NAMES) {
 	if (wrappedPrepare(input) !== input) throw new Error(`${tool}: valid input did not come back as the same object`);
 	const config = repairer.config();
 
-	const [core = 0, viaOverride = 0] = bestOf(tool, [
-		() => runRepairPipeline({ input, config }),
-		() => wrappedPrepare(input),
-	]);
-	const [piUnwrapped = 0, piWrapped = 0] = bestOf(tool, [
+	const [core = 0, viaOverride = 0] = bestOf([() => runRepairPipeline({ input, config }), () => wrappedPrepare(input)]);
+	const [piUnwrapped = 0, piWrapped = 0] = bestOf([
 		piPreparesAndValidates(original, input),
 		piPreparesAndValidates(wrapped, input),
 	]);

@@ -118,20 +118,23 @@ function validPathTest(
 	config: RepairPipelineConfig,
 	preprocess: PreprocessPlan,
 ): (input: Record<string, unknown>) => boolean {
-	const owner = config.ownerPrepareArguments;
-	const ownerApplies = config.ownerPrepareApplies ?? (() => false);
+	const ownerApplies = config.ownerPrepareApplies;
 	// A shim that does not say when it applies must run on every call to be known a no-op.
-	if (owner !== undefined && config.ownerPrepareApplies === undefined) return () => false;
-	const holdsOmittedNull = config.strictSampling === true ? mayHoldOmittedNull : () => false;
+	if (config.ownerPrepareArguments !== undefined && ownerApplies === undefined) return () => false;
+	// Only the stages this config has: each answers "may change" cheaply, and any `true` sends the call the full way.
+	const mayChange: ((input: Record<string, unknown>) => boolean)[] = [];
+	if (config.ownerPrepareArguments !== undefined && ownerApplies !== undefined) mayChange.push(ownerApplies);
+	if (preprocess.steps.length > 0 || preprocess.unknownKinds.length > 0) mayChange.push(preprocess.mayChange);
+	if (config.strictSampling === true) mayChange.push(mayHoldOmittedNull);
 	const pathFields = config.legacyConfig?.pathFields ?? [];
+	if (pathFields.length > 0) mayChange.push((input) => pathFieldsMayChange(input, pathFields));
 	const passes = checkerFor(config.schema);
-	const mayChange = preprocess.mayChange;
-	return (input) =>
-		!ownerApplies(input) &&
-		!mayChange(input) &&
-		!holdsOmittedNull(input) &&
-		!pathFieldsMayChange(input, pathFields) &&
-		passes(input);
+	return (input) => {
+		for (let index = 0; index < mayChange.length; index++) {
+			if ((mayChange[index] as (input: Record<string, unknown>) => boolean)(input)) return false;
+		}
+		return passes(input);
+	};
 }
 
 // The engine cleans auto-links from configured path fields; only a `](http` can start one.
