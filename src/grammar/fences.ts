@@ -30,7 +30,7 @@
  * paragraph's backtick runs are paired in one backward and one forward walk.
  * The regions are then sorted and merged once; each query is a binary search.
  */
-import { CaselessText, forwardFinder, OffsetList } from "./scan.ts";
+import { CaselessText, forwardFinder, lowerTextOf, OffsetList } from "./scan.ts";
 import type { GrammarName, ScanContext } from "./types.ts";
 import { GRAMMAR_NAMES } from "./types.ts";
 
@@ -90,7 +90,8 @@ function fenceAt(text: string, at: number, limit: number): { char: number; lengt
 	if (char !== BACKTICK && char !== TILDE) return undefined;
 	const length = runLength(text, at, char, limit);
 	if (length < 3) return undefined;
-	if (char === BACKTICK && text.slice(at + length, limit).includes("`")) return undefined;
+	if (char === BACKTICK)
+		for (let i = at + length; i < limit; i++) if (text.charCodeAt(i) === BACKTICK) return undefined;
 	return { char, length };
 }
 
@@ -103,38 +104,47 @@ function preTagAt(lower: CaselessText, at: number, limit: number): boolean {
 	return c === 62 || c === SPACE || c === TAB || c === CR;
 }
 
-/** Collects regions in any order; `finish` sorts and merges them. */
+/**
+ * Collects regions, merging overlaps as they come. They come almost always in
+ * ascending order (a paragraph's spans before the next block); the rare one
+ * that does not makes `finish` sort and merge once.
+ */
 class RegionList {
-	private readonly starts = new OffsetList();
-	private readonly ends = new OffsetList();
+	private starts = new OffsetList();
+	private ends = new OffsetList();
+	private sorted = true;
 
 	add(start: number, end: number): void {
 		if (end <= start) return;
+		const last = this.starts.length - 1;
+		if (last >= 0 && start < (this.starts.items[last] ?? 0)) this.sorted = false;
+		else if (last >= 0 && this.sorted && start <= (this.ends.items[last] ?? 0)) {
+			if (end > (this.ends.items[last] ?? 0)) this.ends.items[last] = end;
+			return;
+		}
 		this.starts.push(start);
 		this.ends.push(end);
 	}
 
 	finish(): QuotedRegions {
-		const count = this.starts.length;
-		const order = Array.from({ length: count }, (_, i) => i);
-		const s = this.starts.items;
-		const e = this.ends.items;
-		order.sort((a, b) => (s[a] ?? 0) - (s[b] ?? 0));
-		const starts = new OffsetList();
-		const ends = new OffsetList();
-		for (const i of order) {
-			const start = s[i] ?? 0;
-			const end = e[i] ?? 0;
-			const last = ends.length - 1;
-			if (last >= 0 && start <= (ends.items[last] ?? 0)) {
-				if (end > (ends.items[last] ?? 0)) ends.items[last] = end;
-			} else {
-				starts.push(start);
-				ends.push(end);
-			}
+		if (!this.sorted) {
+			const s = this.starts.view();
+			const e = this.ends.view();
+			const order = Array.from({ length: s.length }, (_, i) => i).sort((a, b) => (s[a] ?? 0) - (s[b] ?? 0));
+			this.starts = new OffsetList();
+			this.ends = new OffsetList();
+			this.sorted = true;
+			for (const i of order) this.add(s[i] ?? 0, e[i] ?? 0);
 		}
-		return { starts: starts.view(), ends: ends.view() };
+		return { starts: this.starts.view(), ends: this.ends.view() };
 	}
+}
+
+/** Remembered forward searches over the text, shared by every paragraph (they are read in text order). */
+interface Finders {
+	backtick(from: number): number;
+	pre(from: number): number;
+	preCloser(from: number): number;
 }
 
 /**
@@ -148,15 +158,19 @@ function addInlineRegions(
 	from: number,
 	to: number,
 	regions: RegionList,
-	preCloser: (from: number) => number,
+	finders: Finders,
 ): void {
+	const firstTick = finders.backtick(from);
+	const firstPre = finders.pre(from);
+	const hasTick = firstTick !== -1 && firstTick < to;
+	if (!hasTick && (firstPre === -1 || firstPre >= to)) return;
 	const runStart: number[] = [];
 	const runLengths: number[] = [];
-	for (let at = text.indexOf("`", from); at !== -1 && at < to; ) {
+	for (let at = hasTick ? firstTick : -1; at !== -1 && at < to; ) {
 		const length = runLength(text, at, BACKTICK, to);
 		runStart.push(at);
 		runLengths.push(length);
-		at = text.indexOf("`", at + length);
+		at = finders.backtick(at + length);
 	}
 	const count = runStart.length;
 	// Backward walk: the next run of the same length, and of one less (for an escaped opener).
@@ -187,10 +201,10 @@ function addInlineRegions(
 	}
 	// An in-line <pre> outside every span quotes up to its closer, or to the end of the text.
 	let span = 0;
-	for (let at = lower.indexOfBefore("<pre", from, to); at !== -1; at = lower.indexOfBefore("<pre", at + 4, to)) {
+	for (let at = firstPre; at !== -1 && at < to; at = finders.pre(at + 4)) {
 		while (span < spans.length && (spans[span + 1] ?? 0) <= at) span += 2;
 		if ((spans[span] ?? to) <= at || !preTagAt(lower, at, to)) continue;
-		const closer = preCloser(at + 4);
+		const closer = finders.preCloser(at + 4);
 		const end = closer === -1 ? text.length : closer + "</pre>".length;
 		regions.add(at, end);
 		if (end >= to) return;
@@ -198,13 +212,13 @@ function addInlineRegions(
 	}
 }
 
-/** The quoted regions of `text`: see the file header. */
-export function quotedRegions(text: string): QuotedRegions {
+/** The quoted regions of `text` (see the file header); `lower` may share a caseless view already built. */
+export function quotedRegions(text: string, lower = new CaselessText(text)): QuotedRegions {
 	const regions = new RegionList();
 	const length = text.length;
 	if (length === 0) return regions.finish();
-	const lower = new CaselessText(text);
 	const preCloser = forwardFinder(lower, "</pre");
+	const finders: Finders = { backtick: forwardFinder(text, "`"), pre: forwardFinder(lower, "<pre"), preCloser };
 
 	// Block state.
 	let mode: "none" | "fence" | "indented" | "quote" = "none";
@@ -217,7 +231,7 @@ export function quotedRegions(text: string): QuotedRegions {
 	let paragraphStart = -1;
 	let paragraphEnd = -1;
 	const closeParagraph = () => {
-		if (paragraphStart !== -1) addInlineRegions(text, lower, paragraphStart, paragraphEnd, regions, preCloser);
+		if (paragraphStart !== -1) addInlineRegions(text, lower, paragraphStart, paragraphEnd, regions, finders);
 		paragraphStart = -1;
 	};
 
@@ -226,6 +240,14 @@ export function quotedRegions(text: string): QuotedRegions {
 		const newline = text.indexOf("\n", lineStart);
 		const lineEnd = newline === -1 ? length : newline;
 		const next = newline === -1 ? length + 1 : newline + 1;
+		if (mode === "fence") {
+			// Most fenced lines are content: only one opening with spaces or the fence character can close it.
+			const lead = text.charCodeAt(lineStart);
+			if (lead !== fenceChar && lead !== SPACE && lead !== TAB) {
+				lineStart = next;
+				continue;
+			}
+		}
 		let column = 0;
 		let first = lineStart;
 		while (first < lineEnd) {
@@ -318,7 +340,7 @@ export function quotedRegions(text: string): QuotedRegions {
 			lineStart = next;
 			continue;
 		}
-		if (preTagAt(lower, content, lineEnd)) {
+		if (c === 60 && preTagAt(lower, content, lineEnd)) {
 			closeParagraph();
 			const closer = preCloser(content + 4);
 			if (closer === -1) {
@@ -358,8 +380,8 @@ function lastStartingAtOrBefore(starts: Int32Array, offset: number): number {
 }
 
 /** The quoted test over a precomputed index: true when `offset` lies in a quoted region. */
-export function createQuotedIndex(text: string): (offset: number) => boolean {
-	const { starts, ends } = quotedRegions(text);
+export function createQuotedIndex(text: string, lower?: CaselessText): (offset: number) => boolean {
+	const { starts, ends } = quotedRegions(text, lower);
 	if (starts.length === 0) return () => false;
 	return (offset) => {
 		const at = lastStartingAtOrBefore(starts, offset);
@@ -367,12 +389,20 @@ export function createQuotedIndex(text: string): (offset: number) => boolean {
 	};
 }
 
-/** A scan context for `text` with the given families enabled (default: all). */
+/**
+ * A scan context for `text` with the given families enabled (default: all).
+ * The quoted index is built on the first question, with the caseless view the
+ * families share: most texts hold no leak marker and never ask.
+ */
 export function createScanContext(text: string, enabled?: Iterable<GrammarName>): ScanContext {
-	const isInsideFence = createQuotedIndex(text);
-	return {
+	let isQuoted: ((offset: number) => boolean) | undefined;
+	const context: ScanContext = {
 		text,
-		isInsideFence,
+		isInsideFence: (offset) => {
+			isQuoted ??= createQuotedIndex(text, lowerTextOf(context));
+			return isQuoted(offset);
+		},
 		enabled: new Set<GrammarName>(enabled ?? GRAMMAR_NAMES),
 	};
+	return context;
 }

@@ -54,7 +54,10 @@ export interface GrammarCandidate extends RecoveredToolCall {
 /** Shared, precomputed facts about one scanned text, handed to every family parser. */
 export interface ScanContext {
 	readonly text: string;
-	/** True when `offset` lies inside a triple-backtick fence (an odd number of fences before it). */
+	/**
+	 * True when `offset` lies in quoted text: fenced or indented code, an inline
+	 * code span, a blockquote or `<pre>` (the name is older than the rule).
+	 */
 	isInsideFence(offset: number): boolean;
 	/** The families enabled for this scan. */
 	readonly enabled: ReadonlySet<GrammarName>;
