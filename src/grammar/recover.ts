@@ -27,7 +27,7 @@
 import { stableSerialize } from "../core/stable-serialize.ts";
 import { detectGrammarLeaks } from "./parse.ts";
 import { removeRanges } from "./ranges.ts";
-import { allIndexesOf, CaselessText, isWhitespace } from "./scan.ts";
+import { allIndexesOf, CaselessText, indexOfBefore, isWhitespace } from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
 import { isSentinelFramed } from "./select.ts";
 import type {
@@ -91,8 +91,8 @@ function reasoningTags(lower: CaselessText): ReasoningTag[] {
  * to the end, and a lone closer over everything before it.
  */
 export function thinkSpans(text: string): Array<{ start: number; end: number }> {
-	if (!/<\/?think/i.test(text)) return [];
 	const lower = new CaselessText(text);
+	if (lower.indexOf("<think") === -1 && lower.indexOf("</think") === -1) return [];
 	let spans: Array<{ start: number; end: number }> = [];
 	let depth = 0;
 	let start = 0;
@@ -102,8 +102,9 @@ export function thinkSpans(text: string): Array<{ start: number; end: number }> 
 			depth++;
 			continue;
 		}
-		const close = text.indexOf(">", tag.end);
-		const end = close === -1 || close - tag.end > 64 ? tag.end : close + 1;
+		// A closer's `>` is looked for only a short way on, so many unfinished closers stay linear.
+		const close = indexOfBefore(text, ">", tag.end, tag.end + 64);
+		const end = close === -1 ? tag.end : close + 1;
 		if (depth === 0) {
 			// A lone closer: everything before it was reasoning, whatever spans came earlier.
 			spans = [{ start: 0, end }];
