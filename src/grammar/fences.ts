@@ -27,8 +27,9 @@
  * list closes only that way.
  *
  * One forward pass over the lines with `indexOf`, no regular expression; each
- * paragraph's backtick runs are paired in one backward and one forward walk.
- * The regions are then sorted and merged once; each query is a binary search.
+ * paragraph's backtick runs are paired in one backward and one forward walk,
+ * and the literals (`` ` ``, `<pre`, `</pre`) are found by remembered forward
+ * searches, so no stretch is searched twice. Each query is a binary search.
  */
 import { CaselessText, forwardFinder, lowerTextOf, OffsetList } from "./scan.ts";
 import type { GrammarName, ScanContext } from "./types.ts";
