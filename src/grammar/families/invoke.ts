@@ -1,6 +1,7 @@
 /**
- * `invoke`: the Anthropic/MiniMax `<invoke>` XML tool-call form
- * (extension-contract §2.10), in three shapes, in this collection order:
+ * `invoke`: the Anthropic/MiniMax `<invoke>` XML tool-call form, which
+ * MiniMax models print as text when served without their parser, in three
+ * shapes, in this collection order:
  *
  * 1. wrapped:    <minimax:tool_call> <invoke name="grep">…</invoke> </minimax:tool_call>
  *                (any `ns:` or none; the namespaces of opener and closer need not match)

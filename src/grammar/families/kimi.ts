@@ -1,5 +1,6 @@
 /**
- * Family `kimi`: Moonshot Kimi's sentinel tokens (extension-contract §2.10).
+ * Family `kimi`: Moonshot Kimi K2's sentinel tokens, which K2
+ * prints as text when served without its tool parser.
  *
  * Recognises a section
  * `<|tool_calls_section_begin|>` … `<|tool_calls_section_end|>` (the singular

@@ -1,6 +1,6 @@
 /**
  * Family `llama`: Meta Llama's `<|python_tag|>` calls and bare JSON calls
- * (extension-contract §2.10).
+ * (Llama 3 prints them as text when served without its tool parser).
  *
  * Recognises, after the marker `<|python_tag|>` (ASCII case-insensitive) and
  * optional whitespace:
