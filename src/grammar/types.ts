@@ -3,7 +3,7 @@
  * recovery driver. Pure data: no pi imports.
  */
 
-/** Family names in their fixed order: the original ten, then `harmony` and `gemma`. */
+/** Family names in their fixed order: the original ten, then `harmony`, `gemma` and `kimi-xtml` (Kimi K3). */
 export const GRAMMAR_NAMES = [
 	"dsml",
 	"invoke",
@@ -17,6 +17,7 @@ export const GRAMMAR_NAMES = [
 	"olmo",
 	"harmony",
 	"gemma",
+	"kimi-xtml",
 ] as const;
 
 export type GrammarName = (typeof GRAMMAR_NAMES)[number];
