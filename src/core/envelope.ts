@@ -11,6 +11,7 @@
  */
 import { cloneJson } from "./clone.ts";
 import { resolveLimits } from "./limits.ts";
+import { RULE } from "./rule-ids.ts";
 import { completionSuffix } from "./truncation.ts";
 import type { EnvelopeLimits, EnvelopeRecoveryResult, RepairChange, RepairPipelineLimits } from "./types.ts";
 
@@ -33,7 +34,7 @@ export function decodeJsonNoteFor(toolName: string): string {
 
 /** The change recorded when a truncation candidate is accepted. */
 export function truncatedEnvelopeChange(): RepairChange {
-	return { ruleId: "envelope.complete-truncated-object", stage: "envelope", note: TRUNCATED_NOTE };
+	return { ruleId: RULE.completeTruncatedObject, stage: "envelope", note: TRUNCATED_NOTE };
 }
 
 /** A non-null, non-array object whose prototype is `Object.prototype` or `null`. */
@@ -83,7 +84,13 @@ export function escapeJsonStringControlCharacters(text: string): string {
  * Recovers an object from the argument envelope; see the file header. The
  * caller's input is never mutated: an object input is worked on as a copy.
  */
-export function recoverEnvelope(input: unknown, overrides: RepairPipelineLimits = {}): EnvelopeRecoveryResult {
+export function recoverEnvelope(
+	input: unknown,
+	overrides: RepairPipelineLimits = {},
+	toolName?: string,
+): EnvelopeRecoveryResult {
+	// Named for the tool when the caller knows it, so the model reads which call was decoded.
+	const decodeNote = toolName === undefined ? DECODE_NOTE : decodeJsonNoteFor(toolName);
 	const limits = resolveLimits(overrides);
 	if (!withinLimits(input, limits)) {
 		return limitedResult(input);
@@ -101,16 +108,16 @@ export function recoverEnvelope(input: unknown, overrides: RepairPipelineLimits 
 		if (parsed === PARSE_FAILED) {
 			break;
 		}
-		changes.push({ ruleId: "envelope.decode-json", stage: "envelope", note: DECODE_NOTE });
+		changes.push({ ruleId: RULE.decodeJson, stage: "envelope", note: decodeNote });
 		if (attempts === 1 && escaped !== value) {
-			changes.push({ ruleId: "envelope.escape-control-character", stage: "envelope", note: ESCAPE_NOTE });
+			changes.push({ ruleId: RULE.escapeControlCharacter, stage: "envelope", note: ESCAPE_NOTE });
 		}
 		value = parsed;
 	}
 
 	if (Array.isArray(value) && value.length === 1 && isPlainObject(value[0])) {
 		value = value[0];
-		changes.push({ ruleId: "envelope.unwrap-singleton-object-array", stage: "envelope", note: UNWRAP_NOTE });
+		changes.push({ ruleId: RULE.unwrapSingletonObjectArray, stage: "envelope", note: UNWRAP_NOTE });
 	}
 
 	if (isPlainObject(value)) {

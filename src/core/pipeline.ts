@@ -18,7 +18,7 @@
  */
 import { cloneJson, isRecord } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
-import { decodeJsonNoteFor, isPlainObject, recoverEnvelope, truncatedEnvelopeChange } from "./envelope.ts";
+import { isPlainObject, recoverEnvelope, truncatedEnvelopeChange } from "./envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
 import { applyOwnerShim } from "./owner-shim.ts";
 import { resolveRepairPolicy } from "./policy.ts";
@@ -191,7 +191,7 @@ function decide(input: unknown, config: RepairPipelineConfig, plan: Plan): Downs
 	// O(size) pre-checks gives the same outcome at no cost.
 	if (isPlainObject(input)) return shapePrimary(input, downstream(input, [], config, plan));
 
-	const envelope = recoverEnvelope(input, config.limits ?? {});
+	const envelope = recoverEnvelope(input, config.limits ?? {}, config.toolName);
 	if (policy.allowTruncatedEnvelopeCompletion) {
 		for (const candidate of envelope.candidates) {
 			const run = downstream(candidate, [truncatedEnvelopeChange()], config, plan);
@@ -214,12 +214,7 @@ function downstream(
 	plan: Plan,
 ): DownstreamResult {
 	const { toolName } = config;
-	const changes: RepairChange[] =
-		incoming.length === 0
-			? []
-			: incoming.map((change) =>
-					change.ruleId === RULE.decodeJson ? { ...change, note: decodeJsonNoteFor(toolName) } : change,
-				);
+	const changes: RepairChange[] = [...incoming];
 
 	const owner = config.ownerPrepareArguments;
 	const shim =
@@ -281,8 +276,6 @@ function judge(value: unknown, config: RepairPipelineConfig): unknown {
 	return config.strictSampling === true ? withoutOmittedNulls(config.schema, value) : value;
 }
 
-const ROOT_REPAIRS = new Set<string>([RULE.wrapRootStringAsObject, RULE.parseJsonStringifiedRootObject]);
-
 function runEngine(value: unknown, config: RepairPipelineConfig): EngineResult {
 	return runSchemaRepair({
 		value,
@@ -307,7 +300,7 @@ function finish(
 	let args = engine.args;
 	// A root repair builds the argument object only now, after preprocessing ran on a bare string.
 	// Preprocess that object too, so the result is what a direct call with it would give (idempotence).
-	if (isRecord(args) && engine.changes.some((change) => ROOT_REPAIRS.has(change.ruleId))) {
+	if (isRecord(args) && engine.rootRepaired === true) {
 		const reprocessed = judge(preprocess(args, config, plan, changes, observations), config);
 		if (reprocessed !== args) {
 			const second = runEngine(reprocessed, config);

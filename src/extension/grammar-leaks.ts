@@ -16,6 +16,7 @@
  * (the rule lives in `recoverGrammarLeaks`): bare JSON, `name(arg=…)` lines
  * and anything quoted are the assistant's words and stay.
  */
+import { grammarRecoveryRuleId } from "../core/rule-ids.ts";
 import type { RepairFeedback } from "../core/types.ts";
 import { modelLeaksGrammar } from "../grammar/models.ts";
 import { recoverGrammarLeaks } from "../grammar/recover.ts";
@@ -40,7 +41,7 @@ export type GrammarLeakHandler = (message: unknown) => { message: MinimalAssista
 
 /** The rule ID recorded for a call promoted from `grammar`. */
 export function grammarRecoveryRule(grammar: string): string {
-	return `grammarRecovery:${grammar}`;
+	return grammarRecoveryRuleId(grammar);
 }
 
 /** The note the model sees on the result of a promoted call. */

@@ -18,7 +18,7 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, renameSync, stat, statSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
-import { RULE } from "../core/rule-ids.ts";
+import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
 import type {
 	ContainedErrorEvent,
 	GrammarMessageEvent,
@@ -132,7 +132,7 @@ export function grammarRecoveredRecord(ts: string, event: GrammarRecoveredEvent)
 		tool: event.tool,
 		model: event.model,
 		outcome: "recovered",
-		rules: [`grammarRecovery:${event.grammar}`],
+		rules: [grammarRecoveryRuleId(event.grammar)],
 		grammar: event.grammar,
 		profile: event.profile,
 		stages: ["grammar"],

@@ -17,12 +17,13 @@
  * reference. At runtime the same rules run as core preprocessors; this module
  * is the standalone form.
  */
+import { RULE } from "../core/rule-ids.ts";
 
 export const ANCHOR_BLEED_MODELS: readonly RegExp[] = [/kimi-k2/i, /minimax/i, /glm/i];
 export const GRAMMAR_LEAK_MODELS: readonly RegExp[] = [/glm/i];
 export const ANCHOR_STRIP_SKIP: Record<string, ReadonlySet<string>> = { grep: new Set(["pattern"]) };
-export const STRIP_ANCHOR_RULE = "stripAnchorBleed";
-export const STRIP_GRAMMAR_RULE = "stripGrammarTokenLeak";
+export const STRIP_ANCHOR_RULE = RULE.stripAnchorBleed;
+export const STRIP_GRAMMAR_RULE = RULE.stripGrammarTokenLeak;
 
 export interface ValueStripResult {
 	changed: boolean;

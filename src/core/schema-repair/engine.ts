@@ -14,6 +14,7 @@ import { convertToSchema, shallowCopyRecord } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
 import { unwrapMarkdownAutoLinks } from "../markdown-links.ts";
+import { RULE } from "../rule-ids.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
 import { check, issues } from "../validator.ts";
 import { collectIssueSites } from "./issue-sites.ts";
@@ -38,6 +39,8 @@ export interface EngineResult {
 	fingerprint?: string;
 	/** Only on `unrepairable`. */
 	retryMessage?: string;
+	/** True when a root repair built the argument object from a bare string (the caller may preprocess it again). */
+	rootRepaired?: boolean;
 }
 
 export interface EngineOptions {
@@ -103,13 +106,15 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	const converted = convertToSchema(schema, work);
 	if (!check(schema, converted)) return fail();
 	if (changes.length === 0) return { outcome: "valid", args: value, changes };
-	return {
+	const repaired: EngineResult = {
 		outcome: "repaired",
 		args: converted,
 		changes,
 		issueSummary: summarizeIssues(original),
 		fingerprint: failureFingerprint(toolName, original),
 	};
+	if (owned) repaired.rootRepaired = true;
+	return repaired;
 }
 
 function unrepairable(toolName: string, original: readonly ValidationIssue[], value: unknown): EngineResult {
@@ -161,7 +166,7 @@ function cleanPathFields(
 		out ??= shallowCopyRecord(value);
 		defineOwn(out, field, after);
 		changes.push({
-			ruleId: "unwrapMarkdownAutoLink",
+			ruleId: RULE.unwrapMarkdownAutoLink,
 			note: unwrapMarkdownAutoLinkNote(field, toolName, before, after),
 		});
 	}
@@ -179,7 +184,7 @@ function repairRootString(
 	if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
 		const parsed = tryParse(trimmed);
 		if (isRecord(parsed)) {
-			changes.push({ ruleId: "parseJsonStringifiedRootObject", note: decodeJsonNoteFor(toolName) });
+			changes.push({ ruleId: RULE.parseJsonStringifiedRootObject, note: decodeJsonNoteFor(toolName) });
 			return parsed;
 		}
 	}
@@ -189,7 +194,7 @@ function repairRootString(
 	const wrapped: Record<string, unknown> = {};
 	defineOwn(wrapped, rootString.field, wrapInArray ? [text] : text);
 	changes.push({
-		ruleId: "wrapRootStringAsObject",
+		ruleId: RULE.wrapRootStringAsObject,
 		note: wrapRootStringAsObjectNote(rootString.field, toolName, wrapInArray),
 	});
 	return wrapped;

@@ -10,6 +10,7 @@
  * JSON text is parsed only where the schema asked for an array or an object.
  */
 import { defineOwn, isRecord } from "../clone.ts";
+import { RULE } from "../rule-ids.ts";
 import type { IssueSite } from "./issue-sites.ts";
 import {
 	dropEmptyObjectPlaceholderNote,
@@ -94,7 +95,7 @@ export function readsAsListLiteral(text: string): boolean {
 
 export const ISSUE_RULES: readonly IssueRule[] = [
 	{
-		id: "renameAliasedField",
+		id: RULE.renameAliasedField,
 		applies(site, context) {
 			const at = recordSite(site);
 			if (at === undefined) return false;
@@ -110,7 +111,7 @@ export const ISSUE_RULES: readonly IssueRule[] = [
 		},
 	},
 	{
-		id: "dropNullOrUndefinedField",
+		id: RULE.dropNullOrUndefinedField,
 		applies(site) {
 			const at = recordSite(site);
 			return at !== undefined && Object.hasOwn(at.parent, at.key) && isNullish(at.parent[at.key]);
@@ -123,7 +124,7 @@ export const ISSUE_RULES: readonly IssueRule[] = [
 		},
 	},
 	{
-		id: "dropEmptyObjectPlaceholder",
+		id: RULE.dropEmptyObjectPlaceholder,
 		applies(site) {
 			const at = recordSite(site);
 			if (site.expectedType !== "array" || at === undefined || !Object.hasOwn(at.parent, at.key)) return false;
@@ -137,7 +138,7 @@ export const ISSUE_RULES: readonly IssueRule[] = [
 		},
 	},
 	{
-		id: "parseJsonStringifiedArray",
+		id: RULE.parseJsonStringifiedArray,
 		applies(site) {
 			return site.expectedType === "array" && parsedArray(valueAt(site)) !== undefined;
 		},
@@ -147,7 +148,7 @@ export const ISSUE_RULES: readonly IssueRule[] = [
 		},
 	},
 	{
-		id: "parseJsonStringifiedObject",
+		id: RULE.parseJsonStringifiedObject,
 		applies(site) {
 			return site.expectedType === "object" && parsedRecord(valueAt(site)) !== undefined;
 		},
@@ -157,7 +158,7 @@ export const ISSUE_RULES: readonly IssueRule[] = [
 		},
 	},
 	{
-		id: "wrapBareStringAsArray",
+		id: RULE.wrapBareStringAsArray,
 		applies(site) {
 			const value = valueAt(site);
 			return site.expectedType === "array" && typeof value === "string" && !readsAsListLiteral(value);
