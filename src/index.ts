@@ -4,10 +4,13 @@
  * Models get tool calls subtly wrong: `file_path` instead of `path`, an
  * `edits` array sent as a JSON string, `null` for an optional field, a path
  * wrapped in a markdown link, a whole argument object sent as a string or cut
- * off at the end. This extension re-registers pi's eight built-in tools (read,
- * bash, edit, write, grep, find, ls, powershell) from their real definitions,
- * changing only `prepareArguments`: every call goes through a schema-guided
- * repair pipeline before pi validates it.
+ * off at the end. This extension re-registers those of pi's eight built-in
+ * tools (read, bash, edit, write, grep, find, ls, powershell) that pi itself
+ * still owns, from their real definitions, changing only `prepareArguments`:
+ * every call goes through a schema-guided repair pipeline before pi validates
+ * it. Every other active tool (extension and MCP tools, and a built-in that
+ * another extension owns, which is never replaced) is repaired at
+ * `message_end` against its own schema, with schema rules only.
  *
  * - Valid input goes through untouched (the same object), silently.
  * - Repaired input runs, and the model sees a `<repair_note>` on that call's
@@ -19,11 +22,13 @@
  * - PI_TOOL_REPAIR_LOG=1 prints one value-free diagnostics line per repair to
  *   stderr; `/repair-settings` and `/repair-stats` control and summarize it.
  *
- * How it works: `session_start` registers the overrides for the session's cwd
- * and tracks the model (for model-family gates); `tool_call` binds each repair
+ * How it works: `session_start` tracks the model (for model-family gates) and
+ * surveys who owns each built-in name; `resources_discover` (after every
+ * extension's `session_start`) and `before_agent_start` survey again and
+ * register the overrides pi still owns for the session's cwd; `tool_call` binds each repair
  * to its call ID; `tool_result` attaches the notes; `turn_end` drops repairs
- * of calls that never ran; `message_end` runs the malformed-JSON rescue, then
- * the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
+ * of calls that never ran; `message_end` runs the malformed-JSON rescue, the
+ * schema repair of other owners' calls, then the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
  * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session.
  *
  * Usage:
@@ -32,12 +37,14 @@
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { rescueMalformedArguments } from "./extension/argument-rescue.ts";
-import { BuiltinOverrides, isBuiltinToolName } from "./extension/builtin-overrides.ts";
+import { BuiltinOverrides } from "./extension/builtin-overrides.ts";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
+import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from "./extension/composition-settings.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
 import { updateFooterStatus } from "./extension/indicator.ts";
+import { CallTargets, repairToolCalls, rescueDepsFor } from "./extension/message-repair.ts";
 import { ModelTracker } from "./extension/model-tracker.ts";
 import type { RepairDeps } from "./extension/prepare.ts";
 import {
@@ -46,6 +53,7 @@ import {
 	trySaveDisplaySettings,
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
+import { ForeignOwners, foreignOwnerLine, surveyBuiltinOwners } from "./extension/tool-owners.ts";
 import type { RepairDisplaySettings, SettingsHost } from "./extension/types.ts";
 
 /** Runs a handler body; any failure inside the extension leaves pi to carry on as it would alone. */
@@ -66,7 +74,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	const loaded = contained(() => loadDisplaySettingsWithDiagnostics());
 	// One live object: every handler reads it at call time, so menu changes apply at once.
 	const settings = loaded?.settings ?? defaultDisplaySettings();
-	let settingsWarning = loaded?.warning;
+	const composed = contained(() => loadCompositionSettings());
+	const composition = composed?.settings ?? defaultCompositionSettings();
+	let settingsWarnings = [loaded?.warning, composed?.warning];
 
 	const model = new ModelTracker();
 	const feedback = new RepairFeedbackHub({ appendEntry: (type, data) => pi.appendEntry(type, data) });
@@ -76,9 +86,34 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		telemetry: createTelemetryRecorder(),
 		feedback,
 		failures: new RepeatFailureTracker(),
-		unrescued: new WeakSet(),
 	};
 	const overrides = new BuiltinOverrides(pi, deps);
+	const foreignOwners = new ForeignOwners();
+	const targets = new CallTargets(
+		{
+			allTools: () => pi.getAllTools(),
+			activeTools: () => pi.getActiveTools(),
+			ownRepairer: (tool) => (overrides.isOurs(tool) ? overrides.repairer(tool.name) : undefined),
+			knownOwnRepairer: (name) => (foreignOwners.has(name) ? undefined : overrides.repairer(name)),
+			configuredAliases: (name) => aliasesFor(composition, name),
+		},
+		deps,
+	);
+	/**
+	 * Surveys who owns each built-in name and, when `register` is set,
+	 * registers the overrides of the names pi (or the layer) still owns. A
+	 * foreign owner is announced once, in the UI or on stderr.
+	 */
+	const composeOwners = (ctx: ExtensionContext, register: boolean) => {
+		const isOurs = (tool: { parameters: unknown }) => overrides.isOurs(tool);
+		let survey = surveyBuiltinOwners(pi.getAllTools(), isOurs);
+		if (register) {
+			overrides.register(ctx.cwd, [...survey.piOwned, ...survey.ours]);
+			// An owner earlier in load order wins its name even over a registration made now.
+			survey = surveyBuiltinOwners(pi.getAllTools(), isOurs);
+		}
+		for (const fresh of foreignOwners.update(survey.foreign)) showSettingsWarning(ctx, foreignOwnerLine(fresh));
+	};
 	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.repairCount, settings);
 	const grammarLeaks = createGrammarLeakHandler({
 		settings: () => settings,
@@ -98,11 +133,23 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 
 	pi.on("session_start", (_event, ctx) => {
 		contained(() => model.fromContext(ctx));
-		contained(() => overrides.register(ctx.cwd));
+		contained(() => composeOwners(ctx, false));
 		contained(() => feedback.restore(ctx.sessionManager.getEntries()));
 		contained(() => showTally(ctx));
-		contained(() => showSettingsWarning(ctx, settingsWarning));
-		settingsWarning = undefined;
+		for (const warning of settingsWarnings) contained(() => showSettingsWarning(ctx, warning));
+		settingsWarnings = [];
+	});
+
+	// Runs after every extension's session_start, so an owner that registers its tool there is seen first.
+	pi.on("resources_discover", (_event, ctx) => {
+		contained(() => composeOwners(ctx, true));
+		return undefined;
+	});
+
+	// Before each run (the first one included): registers what is still missing and catches later owners.
+	pi.on("before_agent_start", (_event, ctx) => {
+		contained(() => composeOwners(ctx, true));
+		return undefined;
 	});
 
 	pi.on("model_select", (event, ctx) => {
@@ -132,31 +179,20 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		contained(() => {
 			feedback.clear();
 			deps.failures.clear();
+			foreignOwners.clear();
 		});
 	});
 
 	pi.on("message_end", (event, ctx) =>
 		contained(() => {
 			if (event.message.role !== "assistant") return undefined;
-			// First the malformed-JSON rescue, then grammar leaks on the (possibly rescued) message.
-			const rescued = rescueMalformedArguments(event.message, {
-				isWrapped: (name) => isBuiltinToolName(name) && overrides.repairer(name) !== undefined,
-				repair: (name, input) => {
-					const repairer = overrides.repairer(name);
-					if (repairer === undefined) throw new Error("not a wrapped tool");
-					return repairer.run(input);
-				},
-				onAttempt: ({ toolCallId, toolName, result }) => {
-					const repairer = overrides.repairer(toolName);
-					if (repairer === undefined) return;
-					repairer.report(result);
-					if (result.outcome === "repaired") feedback.bind(toolCallId, toolName, repairer.feedbackFor(result));
-				},
-				onUnrescued: (args) => deps.unrescued.add(args),
-			});
-			const current = rescued ?? event.message;
+			// The malformed-JSON rescue, then other owners' calls, then grammar leaks on the result.
+			const target = targets.forMessage();
+			const rescued = rescueMalformedArguments(event.message, rescueDepsFor(target, feedback));
+			const repaired = repairToolCalls(rescued ?? event.message, target, feedback) ?? rescued;
+			const current = repaired ?? event.message;
 			const promoted = contained(() => grammarLeaks(current));
-			const final = promoted?.message ?? rescued;
+			const final = promoted?.message ?? repaired;
 			if (final === undefined) return undefined;
 			showTally(ctx);
 			return { message: final as typeof event.message };

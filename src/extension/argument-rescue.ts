@@ -1,5 +1,7 @@
 /**
- * Rescue of malformed argument JSON at `message_end` (decisions §3.2).
+ * Rescue of malformed argument JSON at `message_end`, for every tool the
+ * layer repairs (its own built-in overrides and, schema rules only, every
+ * other active tool).
  *
  * Since pi 1.3 a finished call whose argument text is not a JSON object (a
  * root string, a JSON-stringified object, a singleton array, a truncated
@@ -99,14 +101,19 @@ interface AssistantLike {
 	stopReason?: unknown;
 }
 
+/** True for an assistant message whose calls the loop will run; only those are worth repairing. */
+export function callsMayRun<M extends AssistantLike>(message: M): message is M & { content: unknown[] } {
+	if (message.role !== "assistant" || !Array.isArray(message.content)) return false;
+	return !(typeof message.stopReason === "string" && NO_RESCUE_STOP_REASONS.has(message.stopReason));
+}
+
 /**
  * A replacement message with every rescuable call repaired, or `undefined`
  * when nothing changed. The input message is never mutated; untouched blocks
  * keep their identity.
  */
 export function rescueMalformedArguments<M extends AssistantLike>(message: M, deps: RescueDeps): M | undefined {
-	if (message.role !== "assistant" || !Array.isArray(message.content)) return undefined;
-	if (typeof message.stopReason === "string" && NO_RESCUE_STOP_REASONS.has(message.stopReason)) return undefined;
+	if (!callsMayRun(message)) return undefined;
 	let content: unknown[] | undefined;
 	message.content.forEach((block: unknown, index: number) => {
 		if (!isMalformedCall(block) || !deps.isWrapped(block.name)) return;
@@ -115,7 +122,7 @@ export function rescueMalformedArguments<M extends AssistantLike>(message: M, de
 			if (typeof block.arguments === "object" && block.arguments !== null) deps.onUnrescued?.(block.arguments);
 			return;
 		}
-		content ??= [...(message.content as unknown[])];
+		content ??= [...message.content];
 		content[index] = rescued;
 	});
 	return content === undefined ? undefined : { ...message, content };

@@ -209,6 +209,21 @@ function extraKeysOf(path: string): Record<string, unknown> {
 	return extra;
 }
 
+/**
+ * The settings file as a JSON object, for readers of keys beyond the six
+ * (saving keeps those keys); `undefined` when absent or unusable.
+ */
+export function readSettingsObject(path: string = displaySettingsPath()): Record<string, unknown> | undefined {
+	const { text } = readSettingsText(path);
+	if (text === undefined) return undefined;
+	try {
+		const parsed: unknown = JSON.parse(text);
+		return isPlainObject(parsed) ? parsed : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 function readSettingsText(path: string): { text?: string; problem?: string } {
 	try {
 		const info = statSync(path);

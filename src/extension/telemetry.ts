@@ -92,6 +92,7 @@ export function toolOutcomeRecord(ts: string, event: ToolOutcomeEvent): Telemetr
 		fingerprint: event.fingerprint,
 		profile: event.profile,
 		stages: [...event.stages],
+		owner: event.owner,
 	};
 }
 

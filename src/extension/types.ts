@@ -31,6 +31,8 @@ export interface ToolOutcomeEvent {
 	fingerprint?: string;
 	profile: string;
 	stages: string[];
+	/** Owner kind of the tool (built-in, extension or MCP); absent means built-in. */
+	owner?: "builtin" | "extension" | "mcp";
 }
 
 /** A value-strip rule observed but not applied under `conservative` (record type B). */
