@@ -28,7 +28,7 @@ export function isPiCoreTool(tool: OwnedTool): boolean {
 	return tool.sourceInfo.source === "builtin" && tool.sourceInfo.path === `builtin:${tool.name}`;
 }
 
-/** The owner kind of one tool; tools of the layer's own overrides count as built-in (see `ToolOwnership`). */
+/** The owner kind of one tool: pi-shipped tools under their own path (the core eight, codemode) are built-in. */
 export function ownerKindOf(tool: OwnedTool): OwnerKind {
 	if (tool.sourceInfo.path === MCP_EXTENSION_PATH || tool.namespace?.name.startsWith(MCP_NAMESPACE_PREFIX) === true) {
 		return "mcp";

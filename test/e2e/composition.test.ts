@@ -18,7 +18,7 @@ import type { ScriptedToolCall } from "../fixtures/scripted-provider.ts";
 import { ALL_BUILTIN_TOOLS, type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 const NOTE = "<repair_note>";
-const TOOLS = [...ALL_BUILTIN_TOOLS, "todo", "lookup"];
+const TOOLS = [...ALL_BUILTIN_TOOLS, "todo", "lookup", "open_note"];
 
 function countNotes(text: string): number {
 	return text.split(NOTE).length - 1;
@@ -110,6 +110,20 @@ describe.each(ORDERS)("composition with %s", (_label, extensions) => {
 		expect(r.resultText("null-required")).not.toContain("lookup received");
 		// Fail open: pi's own validation names the unknown property.
 		expect(r.resultText("extra")).toContain("verbose");
+	});
+
+	it("keeps an adapted tool's errors accurate: rescued when repairable, else pi's message with the text", async () => {
+		const r = await play([
+			{ id: "alias", name: "open_note", arguments: { file_path: "a.md" } },
+			{ id: "rescued", name: "open_note", rawArguments: JSON.stringify(JSON.stringify({ path: "b.md" })) },
+			{ id: "broken", name: "open_note", rawArguments: '{"path": "c.md' },
+		]);
+		expect(r.resultText("alias")).toContain('open_note received {"path":"a.md"}');
+		expect(r.resultText("rescued")).toContain('open_note received {"path":"b.md"}');
+		expect(countNotes(r.resultText("rescued"))).toBe(1);
+		expect(r.toolResult("broken")?.isError).toBe(true);
+		expect(r.resultText("broken")).toContain('{"path": "c.md');
+		expect(r.resultText("broken")).not.toContain("Received: {}");
 	});
 
 	it("changes nothing for valid calls: no note, the arguments as sent", async () => {
