@@ -12,7 +12,7 @@ function tool(name: string, path: string, source = "local", extra: Partial<ToolI
 	return {
 		name,
 		description: name,
-		parameters: { type: "object" } as never,
+		parameters: { type: "object" },
 		exposure: "direct",
 		sourceInfo: { path, source, scope: "temporary", origin: "top-level" },
 		...extra,
@@ -24,7 +24,7 @@ describe("owner kinds", () => {
 		expect(ownerKindOf(tool("read", "builtin:read", "builtin"))).toBe("builtin");
 		expect(ownerKindOf(tool("mcp__docs__search", "builtin:mcp", "builtin"))).toBe("mcp");
 		expect(
-			ownerKindOf(tool("search", "/x/mcp-adapter.ts", "local", { namespace: { name: "mcp__docs" } as never })),
+			ownerKindOf(tool("search", "/x/mcp-adapter.ts", "local", { namespace: { name: "mcp__docs" } })),
 		).toBe("mcp");
 		expect(ownerKindOf(tool("codemode", "builtin:codemode", "builtin"))).toBe("builtin");
 		expect(ownerKindOf(tool("bash", "/x/sandbox.ts"))).toBe("extension");
