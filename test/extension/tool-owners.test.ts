@@ -23,9 +23,7 @@ describe("owner kinds", () => {
 	it("tells pi's core tools, MCP tools and extension tools apart", () => {
 		expect(ownerKindOf(tool("read", "builtin:read", "builtin"))).toBe("builtin");
 		expect(ownerKindOf(tool("mcp__docs__search", "builtin:mcp", "builtin"))).toBe("mcp");
-		expect(
-			ownerKindOf(tool("search", "/x/mcp-adapter.ts", "local", { namespace: { name: "mcp__docs" } })),
-		).toBe("mcp");
+		expect(ownerKindOf(tool("search", "/x/mcp-adapter.ts", "local", { namespace: { name: "mcp__docs" } }))).toBe("mcp");
 		expect(ownerKindOf(tool("codemode", "builtin:codemode", "builtin"))).toBe("builtin");
 		expect(ownerKindOf(tool("bash", "/x/sandbox.ts"))).toBe("extension");
 	});
