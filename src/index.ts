@@ -131,6 +131,19 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		},
 	};
 
+	/** What the commands say about other owners and the reach settings, only when there is something to say. */
+	const compositionLines = (): string[] => {
+		const lines = foreignOwners.list().map(foreignOwnerLine);
+		if (composition.toolAliases.size > 0) {
+			lines.push(
+				`Tool repair: owner-configured aliases (toolAliases) for ${[...composition.toolAliases.keys()].join(", ")}.`,
+			);
+		}
+		if (composition.codemodeRepair)
+			lines.push("Tool repair: codemode is re-registered to repair nested calls (codemodeRepair).");
+		return lines;
+	};
+
 	pi.on("session_start", (_event, ctx) => {
 		contained(() => model.fromContext(ctx));
 		contained(() => composeOwners(ctx, false));
@@ -200,5 +213,5 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	);
 
 	// The commands are an extra: a failure to register them must not unload the repairs.
-	contained(() => registerRepairCommands(pi, settingsHost));
+	contained(() => registerRepairCommands(pi, settingsHost, { composition: () => compositionLines() }));
 }

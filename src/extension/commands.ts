@@ -35,6 +35,7 @@ import {
 	noMatchNotice,
 } from "./stats-report.ts";
 import { telemetryPath } from "./telemetry.ts";
+import { ownerKindSection } from "./tool-owners.ts";
 import type { RepairDisplaySettings, SettingsHost } from "./types.ts";
 
 export interface RepairCommandOptions {
@@ -46,6 +47,8 @@ export interface RepairCommandOptions {
 	now?: () => number;
 	/** Output without a TUI; defaults to file descriptor 1 (stdout) or 2 (stderr). */
 	write?: (text: string, stream: "stdout" | "stderr") => void;
+	/** Lines on how the layer composes with other tool owners, added to both commands' output. */
+	composition?: () => readonly string[];
 }
 
 export const SETTINGS_MENU_TITLE = "Tool repair: display and policy settings";
@@ -191,7 +194,15 @@ function resolveOptions(options: RepairCommandOptions): Io {
 		settingsPath: options.settingsPath ?? displaySettingsPath,
 		now: options.now ?? Date.now,
 		write: options.write ?? writeToFd,
+		composition: options.composition ?? (() => []),
 	};
+}
+
+/** `text` followed by the composition lines, when there are any. */
+function withComposition(text: string, io: Io): string {
+	const lines = io.composition();
+	if (lines.length === 0) return text;
+	return `${text.trimEnd()}\n\n${lines.join("\n")}\n`;
 }
 
 function hasInteractiveUi(ctx: ExtensionCommandContext): boolean {
@@ -207,7 +218,7 @@ function emitPlain(ctx: ExtensionCommandContext, io: Io, text: string): void {
 
 async function runSettingsCommand(ctx: ExtensionCommandContext, host: SettingsHost, io: Io): Promise<void> {
 	if (!hasInteractiveUi(ctx)) {
-		emitPlain(ctx, io, settingsPlainText(host.current(), io.settingsPath()));
+		emitPlain(ctx, io, withComposition(settingsPlainText(host.current(), io.settingsPath()), io));
 		return;
 	}
 	let warnedUnsaved = false;
@@ -228,7 +239,7 @@ async function runSettingsCommand(ctx: ExtensionCommandContext, host: SettingsHo
 			ctx.ui.notify(unsavedWarning(io.settingsPath()), "warning");
 		}
 	}
-	ctx.ui.notify(settingsSummary(host.current()), "info");
+	ctx.ui.notify(withComposition(settingsSummary(host.current()), io).trimEnd(), "info");
 }
 
 /** Whether the file now holds these values (the host saves and swallows errors). */
@@ -279,11 +290,16 @@ async function runStatsCommand(args: string, ctx: ExtensionCommandContext, io: I
 		else emitPlain(ctx, io, `${notice ?? EMPTY_STATS_NOTICE}\n`);
 		return;
 	}
+	const owners = ownerKindSection(stats.byOwner);
 	if (!hasInteractiveUi(ctx)) {
-		emitPlain(ctx, io, formatStatsPlain(stats, plainWidth()));
+		const plain = formatStatsPlain(stats, plainWidth());
+		emitPlain(ctx, io, withComposition(owners === "" ? plain : `${plain.trimEnd()}\n\n${owners}\n`, io));
 		return;
 	}
-	const report = formatStatsReport(stats, parsed.description);
+	const report = withComposition(
+		[formatStatsReport(stats, parsed.description), owners].filter((part) => part !== "").join("\n\n"),
+		io,
+	).trimEnd();
 	try {
 		await ctx.ui.custom<void>((tui, theme, keybindings, done) =>
 			createStatsView(

@@ -50,7 +50,7 @@ export function formatStatsReport(stats: TelemetryStats, filterDescription: read
 	return sections.map((lines) => lines.join("\n")).join("\n\n");
 }
 
-function outcomeLine(name: string, c: OutcomeCounts): string {
+export function outcomeLine(name: string, c: OutcomeCounts): string {
 	return `  ${name}: ${c.repaired} repaired, ${c.recovered} recovered, ${c.unrepairable} unrepairable`;
 }
 

@@ -29,6 +29,8 @@ export interface TelemetryStats {
 	/** Rows in first-seen order; sorting is the report's job. */
 	byTool: Map<string, OutcomeCounts>;
 	byModel: Map<string, OutcomeCounts>;
+	/** Tool events by owner kind of the tool (`builtin`, `extension`, `mcp`; `unrecorded` for records without one). */
+	byOwner: Map<string, OutcomeCounts>;
 	grammars: Map<string, number>;
 	rules: Map<string, number>;
 }
@@ -53,6 +55,7 @@ export function emptyStats(): TelemetryStats {
 		skippedLines: 0,
 		byTool: new Map(),
 		byModel: new Map(),
+		byOwner: new Map(),
 		grammars: new Map(),
 		rules: new Map(),
 	};
@@ -102,10 +105,12 @@ export class StatsAccumulator {
 			stats.toolEvents++;
 			const toolRow = row(stats.byTool, nameOr(record.tool));
 			const modelRow = row(stats.byModel, nameOr(record.model));
+			const ownerRow = row(stats.byOwner, typeof record.owner === "string" ? record.owner : "unrecorded");
 			const outcome = record.outcome;
 			if (outcome === "repaired" || outcome === "recovered" || outcome === "unrepairable") {
 				toolRow[outcome]++;
 				modelRow[outcome]++;
+				ownerRow[outcome]++;
 			}
 		}
 		if (Array.isArray(record.rules)) {
