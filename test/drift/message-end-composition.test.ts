@@ -130,7 +130,7 @@ describe("pi's coercion that the layer refuses", () => {
 	};
 	const validate = (args: Record<string, unknown>) =>
 		validateToolArguments(
-			{ name: "t", description: "", parameters: schema as never },
+			{ name: "t", description: "", parameters: schema },
 			{
 				type: "toolCall",
 				id: "c",
