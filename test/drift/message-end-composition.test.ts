@@ -45,7 +45,7 @@ function probeExtension(observed: Observed, replace: (content: Record<string, un
 			observed.heldMessage = event.message;
 			const content = event.message.content.map((block) => ({ ...block })) as Record<string, unknown>[];
 			replace(content);
-			return { message: { ...event.message, content } as typeof event.message };
+			return { message: { ...event.message, content } as unknown as typeof event.message };
 		});
 		pi.on("message_end", (event) => {
 			if (event.message.role === "assistant" && observed.laterSaw === undefined) {
