@@ -38,6 +38,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { rescueMalformedArguments } from "./extension/argument-rescue.ts";
 import { BuiltinOverrides } from "./extension/builtin-overrides.ts";
+import { decideNestedCall, registerRepairingCodemode } from "./extension/codemode-repair.ts";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
 import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from "./extension/composition-settings.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
@@ -77,6 +78,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	const composed = contained(() => loadCompositionSettings());
 	const composition = composed?.settings ?? defaultCompositionSettings();
 	let settingsWarnings = [loaded?.warning, composed?.warning];
+	/** Whether pi's codemode tool was re-registered with repairing nested calls. */
+	let codemodeRepaired = false;
 
 	const model = new ModelTracker();
 	const feedback = new RepairFeedbackHub({ appendEntry: (type, data) => pi.appendEntry(type, data) });
@@ -139,8 +142,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 				`Tool repair: owner-configured aliases (toolAliases) for ${[...composition.toolAliases.keys()].join(", ")}.`,
 			);
 		}
-		if (composition.codemodeRepair)
-			lines.push("Tool repair: codemode is re-registered to repair nested calls (codemodeRepair).");
+		if (codemodeRepaired) lines.push("Tool repair: codemode is re-registered to repair nested calls (codemodeRepair).");
 		return lines;
 	};
 
@@ -211,6 +213,23 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			return { message: final as typeof event.message };
 		}),
 	);
+
+	if (composition.codemodeRepair) {
+		const registered = contained(() => {
+			registerRepairingCodemode(pi, (parentId, toolName, args) => {
+				try {
+					return decideNestedCall(parentId, toolName, args, targets.forMessage("all")(toolName), feedback);
+				} catch {
+					// A failure inside the layer leaves the nested call exactly as pi alone would run it.
+					return { args };
+				}
+			});
+			return true;
+		});
+		codemodeRepaired = registered === true;
+		if (registered === undefined)
+			settingsWarnings.push("Tool repair: codemodeRepair is on, but pi's codemode tool could not be re-registered.");
+	}
 
 	// The commands are an extra: a failure to register them must not unload the repairs.
 	contained(() => registerRepairCommands(pi, settingsHost, { composition: () => compositionLines() }));

@@ -70,8 +70,11 @@ export class CallTargets {
 		this.deps = deps;
 	}
 
-	/** A resolver for one message. */
-	forMessage(): (toolName: string) => CallTarget | undefined {
+	/**
+	 * A resolver for one message: model-issued calls reach the active tools;
+	 * nested calls (`ctx.executeTool`) reach every tool pi lists.
+	 */
+	forMessage(reach: "active" | "all" = "active"): (toolName: string) => CallTarget | undefined {
 		let tools: Map<string, ToolInfo> | undefined;
 		const resolved = new Map<string, CallTarget | undefined>();
 		return (toolName) => {
@@ -80,7 +83,7 @@ export class CallTargets {
 			let target: CallTarget | undefined;
 			if (known !== undefined) target = { repairer: known, own: true };
 			else {
-				tools ??= this.activeToolInfo();
+				tools ??= this.toolInfo(reach);
 				const tool = tools.get(toolName);
 				if (tool !== undefined) {
 					const own = this.source.ownRepairer(tool);
@@ -92,10 +95,10 @@ export class CallTargets {
 		};
 	}
 
-	private activeToolInfo(): Map<string, ToolInfo> {
-		const active = new Set(this.source.activeTools());
+	private toolInfo(reach: "active" | "all"): Map<string, ToolInfo> {
+		const active = reach === "active" ? new Set(this.source.activeTools()) : undefined;
 		const tools = new Map<string, ToolInfo>();
-		for (const tool of this.source.allTools()) if (active.has(tool.name)) tools.set(tool.name, tool);
+		for (const tool of this.source.allTools()) if (active?.has(tool.name) !== false) tools.set(tool.name, tool);
 		return tools;
 	}
 

@@ -143,3 +143,44 @@ describe.each(ORDERS)("composition with %s", (_label, extensions) => {
 		expect(JSON.stringify(r.telemetry())).not.toContain("secret");
 	});
 });
+
+describe("codemode's nested calls of other owners' tools (codemodeRepair)", () => {
+	let run: PiSessionHarness | undefined;
+	let root: string | undefined;
+	afterEach(async () => {
+		await run?.dispose();
+		run = undefined;
+		if (root !== undefined) rmSync(root, { recursive: true, force: true });
+		root = undefined;
+	});
+
+	const code = [
+		'const listed = await tools.todo({ todos: JSON.stringify([{ text: "nested" }]) }).then(String, (e) => "failed: " + e.message);',
+		'const refused = await tools.lookup({ query: null }).then(String, (e) => "failed: " + e.message);',
+		'return "listed=" + listed + "\\nrefused=" + refused;',
+	].join("\n");
+
+	async function playWith(settings: Record<string, unknown>) {
+		root = mkdtempSync(join(tmpdir(), "pi-repair-compose-"));
+		writeFileSync(join(root, "settings.json"), JSON.stringify(settings));
+		const factories: InlineExtension[] = [repairExtension, composingExtension];
+		run = await startPiSession({ extensions: factories, codemode: true, tools: [...TOOLS, "codemode"], root });
+		await run.play([{ toolCalls: [{ id: "cm", name: "codemode", arguments: { code } }] }, { type: "echo" }]);
+		return run.resultText("cm");
+	}
+
+	it("repairs them when the setting is on, notes the parent once per repair and refuses what pi would coerce", async () => {
+		const text = await playWith({ codemodeRepair: true });
+		expect(text).toContain("Script completed");
+		expect(text).toContain('listed=todo received {"todos":[{"text":"nested"}]}');
+		expect(text).toMatch(/refused=failed: .*call it again/s);
+		expect(text).not.toContain("lookup received");
+		expect(countNotes(text)).toBe(1);
+	});
+
+	it("leaves them to pi when the setting is off (the default)", async () => {
+		const text = await playWith({});
+		expect(text).toContain("listed=failed:");
+		expect(countNotes(text)).toBe(0);
+	});
+});
