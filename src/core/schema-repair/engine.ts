@@ -13,12 +13,13 @@ import { cloneJson, defineOwn, isRecord } from "../clone.ts";
 import { convertToSchema, shallowCopyRecord } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
+import { readsAsListLiteral } from "../list-literal.ts";
 import { unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
 import { check, issues } from "../validator.ts";
 import { collectIssueSites } from "./issue-sites.ts";
 import { unwrapMarkdownAutoLinkNote, wrapRootStringAsObjectNote } from "./notes.ts";
-import { ISSUE_RULES, type RuleContext, readsAsListLiteral } from "./rules.ts";
+import { ISSUE_RULES, type RuleContext } from "./rules.ts";
 
 /** Iterative issue-repair passes are capped here. */
 export const MAX_REPAIR_PASSES = 3;
@@ -217,7 +218,7 @@ function readsAsJsonText(text: string): boolean {
 	for (let depth = 0; depth < MAX_ENCODING_LAYERS; depth++) {
 		const trimmed = layer.trimStart();
 		if (trimmed.startsWith("{")) return true;
-		if (readsAsListLiteral(trimmed) && readsAsListLiteral(unwrapMarkdownAutoLinks(trimmed))) return true;
+		if (readsAsListLiteral(trimmed)) return true;
 		if (!trimmed.startsWith('"')) return false;
 		const parsed = tryParse(trimmed);
 		if (typeof parsed !== "string") return typeof parsed === "object" && parsed !== null;

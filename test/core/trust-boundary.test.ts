@@ -1,0 +1,120 @@
+/**
+ * The trust boundary of `/core`: no guess ever becomes a call. Each block
+ * reproduces one way the pipeline used to run something the model did not
+ * ask for, with the real built-in tables and pi's own schemas.
+ */
+import { Type } from "typebox";
+import { describe, expect, it } from "vitest";
+import { preprocessInput } from "../../src/core/preprocess.ts";
+import { builtin, custom, ruleIds } from "../support/pipeline-helpers.ts";
+
+const GLM = "glm-4.6";
+
+describe("content is content for grammar-token cleanup", () => {
+	it("cleans a leaked key around write.content but never the content itself", () => {
+		const input = { path: "/a", "<arg_key>content</arg_key>": "<arg_value>body</arg_value>" };
+		const result = builtin("write", input, { modelId: GLM });
+		expect(result.outcome).toBe("repaired");
+		expect(result.args).toEqual({ path: "/a", content: "<arg_value>body</arg_value>" });
+	});
+
+	it("never alters bash.command or powershell.command", () => {
+		for (const tool of ["bash", "powershell"] as const) {
+			const input = { command: "cat <arg_value>x</arg_value>" };
+			const plain = builtin(tool, input, { modelId: GLM });
+			expect(plain.outcome).toBe("valid");
+			expect(plain.args).toBe(input);
+			const leaked = builtin(tool, { command: "<arg_value>echo hi" }, { modelId: GLM });
+			expect(leaked.args).toEqual({ command: "<arg_value>echo hi" });
+		}
+	});
+
+	it("keeps the content of an aliased content key as it came", () => {
+		const result = builtin("write", { path: "/a", text: "<arg_value>body" }, { modelId: GLM });
+		expect(result.args).toEqual({ path: "/a", content: "<arg_value>body" });
+	});
+
+	it("never alters edit texts, at the root or inside edits", () => {
+		const nested = builtin(
+			"edit",
+			{ path: "/a", edits: [{ "<arg_key>oldText</arg_key>": "<arg_value>a", newText: "b</arg_value>" }] },
+			{ modelId: GLM },
+		);
+		expect(nested.outcome).toBe("repaired");
+		expect(nested.args).toEqual({ path: "/a", edits: [{ oldText: "<arg_value>a", newText: "b</arg_value>" }] });
+		const flat = builtin("edit", { path: "/a", old_string: "<arg_value>a", new_string: "b" }, { modelId: GLM });
+		expect(flat.args).toEqual({ path: "/a", edits: [{ oldText: "<arg_value>a", newText: "b" }] });
+	});
+
+	it("still cleans tokens from non-content values", () => {
+		const result = builtin("write", { path: "<arg_value>/a</arg_value>", content: "x" }, { modelId: GLM });
+		expect(result.args).toEqual({ path: "/a", content: "x" });
+		expect(ruleIds(result)).toEqual(["stripGrammarTokenLeak"]);
+	});
+});
+
+describe("anchor-bleed keeps a `$` that belongs to the value", () => {
+	it("keeps Windows admin shares", () => {
+		for (const path of ["C$", "\\\\server\\c$", "^\\\\server\\c$", "//server/ADMIN$", "^C$"]) {
+			const result = builtin("ls", { path }, { modelId: "kimi-k2-instruct" });
+			expect((result.args as { path: string }).path.endsWith("$"), path).toBe(true);
+		}
+	});
+
+	it("keeps a trailing `$` that no leaked `^` opened", () => {
+		const input = { path: "/tmp/build$" };
+		expect(builtin("read", input, { modelId: GLM }).args).toBe(input);
+	});
+
+	it("still strips a leaked pair of anchors and a lone leading `^`", () => {
+		expect(builtin("read", { path: "^/x$" }, { modelId: GLM }).args).toEqual({ path: "/x" });
+		expect(builtin("read", { path: "^/x" }, { modelId: GLM }).args).toEqual({ path: "/x" });
+	});
+});
+
+describe("the string-or-array preprocessor never wraps a list literal", () => {
+	const run = (value: string) =>
+		preprocessInput({
+			input: { paths: value },
+			toolName: "probe",
+			preprocessors: [{ kind: "string-or-array", selector: "/paths" }],
+			allowValidValueTransforms: true,
+		});
+
+	it("leaves Python/JS list and tuple literals, whole or cut, as they are", () => {
+		for (const text of ["['a', 'b']", '["a", "b"', '("a",)', "('a', 'b')", " [1, 2]", "()"]) {
+			const result = run(text);
+			expect(result.value, text).toEqual({ paths: text });
+			expect(result.changes).toEqual([]);
+		}
+	});
+
+	it("still wraps a lone string, a parenthesised regex and a markdown link", () => {
+		for (const text of ["src/a.ts", "(a|b)", "[a.md](http://a.md)"]) {
+			expect(run(text).value, text).toEqual({ paths: [text] });
+		}
+	});
+});
+
+describe("one list-literal predicate for every wrap", () => {
+	it("never wraps a list or tuple literal as a root command", () => {
+		for (const text of ["['ls', '-la']", '("ls",)', "('ls', '-la')", '["ls", "-la"']) {
+			const result = builtin("bash", text);
+			expect(result.outcome, text).toBe("unrepairable");
+		}
+	});
+
+	it("still wraps a subshell or a regex group", () => {
+		for (const text of ["(cd /tmp && ls)", '("$dir"/run.sh)', "(a|b)"]) {
+			expect(builtin("bash", text).args, text).toEqual({ command: text });
+		}
+	});
+
+	it("never wraps a tuple literal as a one-element array in the engine", () => {
+		const schema = Type.Object({ ids: Type.Array(Type.String()) });
+		for (const text of ['("a", "b")', '("it\'s",)', "('a',"]) {
+			expect(custom(schema, { ids: text }).outcome, text).toBe("unrepairable");
+		}
+		expect(custom(schema, { ids: "(a|b)" }).args).toEqual({ ids: ["(a|b)"] });
+	});
+});
