@@ -118,3 +118,24 @@ describe("one list-literal predicate for every wrap", () => {
 		expect(custom(schema, { ids: "(a|b)" }).args).toEqual({ ids: ["(a|b)"] });
 	});
 });
+
+describe("truncation never closes an open array", () => {
+	it("refuses a cut edits list instead of applying its first edits", () => {
+		const cut = '{"path":"/a","edits":[{"oldText":"a","newText":"b"}';
+		const result = builtin("edit", cut);
+		expect(result.outcome).toBe("unrepairable");
+		expect(result.changes).toEqual([]);
+		const two = builtin("edit", `${cut},{"oldText":"c","newText":"d"}`);
+		expect(two.outcome).toBe("unrepairable");
+	});
+
+	it("refuses a cut list of paths or options", () => {
+		expect(builtin("bash", '{"command":"ls","args":["-la"').outcome).toBe("unrepairable");
+	});
+
+	it("still closes an object cut after a complete value, a closed list included", () => {
+		const result = builtin("edit", '{"edits":[{"oldText":"a","newText":"b"}],"path":"/a"');
+		expect(result.outcome).toBe("repaired");
+		expect(ruleIds(result)).toEqual(["envelope.complete-truncated-object"]);
+	});
+});
