@@ -139,3 +139,88 @@ describe("truncation never closes an open array", () => {
 		expect(ruleIds(result)).toEqual(["envelope.complete-truncated-object"]);
 	});
 });
+
+describe("a JSON literal is not an argument", () => {
+	const literals = ["null", "true", "false", "0", "-1.5", "1e3", '"null"', '"true"', '"5"', JSON.stringify('"null"')];
+
+	it("refuses whole-envelope texts that decode to a literal, never wrapping them as the single field", () => {
+		for (const tool of ["bash", "read", "grep", "find", "ls"] as const) {
+			for (const text of literals) {
+				const result = builtin(tool, text);
+				expect(result.outcome, `${tool} ${text}`).toBe("unrepairable");
+				expect(result.retryMessage, `${tool} ${text}`).toBeDefined();
+			}
+		}
+	});
+
+	it("refuses decoded literals too", () => {
+		for (const value of [null, true, false, 0, 5]) expect(builtin("bash", value).outcome).toBe("unrepairable");
+	});
+});
+
+describe("broken, encoded or framed JSON is never wrapped as the single string field", () => {
+	const object = '{"command":"rm -rf /tmp/x"}';
+	const framed = [
+		`\u200b${object}`,
+		`\ufeff${object}`,
+		`\u0000${object}`,
+		`json ${object}`,
+		`json\n${object}`,
+		`JSON: ${object}`,
+		`(${object})`,
+		`'${object}`,
+		`\`${object}`,
+		`<tool_call>${object}</tool_call>`,
+		`<tool_call>\n${object}`,
+		`\`\`\`json\n${object}`,
+		`\`\`\`json\n{"command":"ls"`,
+		`"${object}`,
+		'"{\\"command\\":\\"rm -rf /tmp/x',
+		JSON.stringify(JSON.stringify(object)).slice(0, -4),
+		`\u200b[${object}]`,
+		`json [${object}]`,
+	];
+
+	it("refuses every prefixed, framed or cut encoding", () => {
+		for (const text of framed) {
+			const result = builtin("bash", text);
+			expect(result.outcome, JSON.stringify(text)).toBe("unrepairable");
+			expect(result.changes).toEqual([]);
+		}
+	});
+
+	it("decodes exactly one enclosing fence or quoting layer around a complete object, and records it", () => {
+		const once = [
+			`\`\`\`json\n${object}\n\`\`\``,
+			`\`\`\`\n${object}\n\`\`\``,
+			`~~~json\n${object}\n~~~`,
+			`'${object}'`,
+			`\`${object}\``,
+			`"${object}"`,
+		];
+		for (const text of once) {
+			const result = builtin("bash", text);
+			expect(result.outcome, JSON.stringify(text)).toBe("repaired");
+			expect(result.args).toEqual({ command: "rm -rf /tmp/x" });
+			expect(ruleIds(result)).toEqual(["envelope.unwrap-framed-json"]);
+		}
+	});
+
+	it("never decodes two layers of framing, or a fence around more than the object", () => {
+		for (const text of [
+			`'\`\`\`json\n${object}\n\`\`\`'`,
+			`''${object}''`,
+			`\`\`\`json\n${object}\n\`\`\`\nand more`,
+			`\`\`\`json\n${object}\n${object}\n\`\`\``,
+			`'${object.slice(0, -1)}'`,
+		]) {
+			expect(builtin("bash", text).outcome, JSON.stringify(text)).toBe("unrepairable");
+		}
+	});
+
+	it("still wraps a plain command, a quoted word and a markdown-link path", () => {
+		expect(builtin("bash", "ls -la").args).toEqual({ command: "ls -la" });
+		expect(builtin("bash", "(cd /tmp && ls)").args).toEqual({ command: "(cd /tmp && ls)" });
+		expect(builtin("read", "[notes.md](http://notes.md)").args).toEqual({ path: "notes.md" });
+	});
+});

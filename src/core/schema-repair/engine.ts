@@ -13,7 +13,7 @@ import { cloneJson, defineOwn, isRecord } from "../clone.ts";
 import { convertToSchema, shallowCopyRecord } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
-import { readsAsListLiteral } from "../list-literal.ts";
+import { readsAsJsonText, trimJsonWhitespace, tryParse } from "../json-text.ts";
 import { unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
 import { check, issues } from "../validator.ts";
@@ -176,7 +176,7 @@ function repairRootString(
 	toolName: string,
 	changes: EngineChange[],
 ): Record<string, unknown> | undefined {
-	const trimmed = text.trim();
+	const trimmed = trimJsonWhitespace(text);
 	if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
 		const parsed = tryParse(trimmed);
 		if (isRecord(parsed)) {
@@ -194,35 +194,4 @@ function repairRootString(
 		note: wrapRootStringAsObjectNote(rootString.field, toolName, wrapInArray),
 	});
 	return wrapped;
-}
-
-function tryParse(text: string): unknown {
-	try {
-		return JSON.parse(text) as unknown;
-	} catch {
-		return undefined;
-	}
-}
-
-// How many layers of JSON string encoding are looked through when deciding whether a root string is JSON.
-const MAX_ENCODING_LAYERS = 8;
-
-/**
- * Broken or encoded JSON is never a command (decisions §4.9): a root string
- * that starts like an object or a list, or that is a JSON string literal
- * whose content (at any layer) does, is not wrapped. A leading markdown
- * auto-link (`[a.md](http://a.md)`) is a path, not a list, so it may be.
- */
-function readsAsJsonText(text: string): boolean {
-	let layer = text;
-	for (let depth = 0; depth < MAX_ENCODING_LAYERS; depth++) {
-		const trimmed = layer.trimStart();
-		if (trimmed.startsWith("{")) return true;
-		if (readsAsListLiteral(trimmed)) return true;
-		if (!trimmed.startsWith('"')) return false;
-		const parsed = tryParse(trimmed);
-		if (typeof parsed !== "string") return typeof parsed === "object" && parsed !== null;
-		layer = parsed;
-	}
-	return true;
 }
