@@ -20,7 +20,8 @@ import { applyOwnerShim } from "./owner-shim.ts";
 import { resolveRepairPolicy } from "./policy.ts";
 import { preprocessInput } from "./preprocess.ts";
 import { preprocessingIsNoop } from "./preprocess-probe.ts";
-import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
+import { CONVERSION_RULE_ID, type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
+import { convertScalarToSchemaTypeNote } from "./schema-repair/notes.ts";
 import { withoutOmittedNulls } from "./strict-sampling.ts";
 import type {
 	RepairChange,
@@ -221,6 +222,7 @@ function finish(
 	try {
 		final = convertToSchema(config.schema, args);
 		if (!check(config.schema, final)) return failed(config, value, observations, engine);
+		if (final !== args) changes.push(conversionChange(config.toolName));
 		// The repaired value must share nothing with the caller's input.
 		final = cloneJson(final);
 	} catch {
@@ -230,6 +232,11 @@ function finish(
 	if (engine.issueSummary !== undefined) result.issueSummary = engine.issueSummary;
 	if (engine.fingerprint !== undefined) result.fingerprint = engine.fingerprint;
 	return result;
+}
+
+/** Every conversion the layer makes is on the record (only the lossless ones exist). */
+function conversionChange(toolName: string): RepairChange {
+	return { ruleId: CONVERSION_RULE_ID, stage: "schema-repair", note: convertScalarToSchemaTypeNote(toolName) };
 }
 
 function appendEngineChanges(changes: RepairChange[], engine: EngineResult): void {

@@ -13,6 +13,7 @@
  * reference, and when nothing changes the input itself comes back.
  */
 import { cloneJson, defineOwn, isRecord, jsonEqual } from "./clone.ts";
+import { decimalText, numberFromDecimalText } from "./convert.ts";
 import { readsAsListLiteral } from "./list-literal.ts";
 import { unwrapMarkdownAutoLinks } from "./markdown-links.ts";
 import { parseSelector, resolveSegments } from "./selectors.ts";
@@ -307,15 +308,12 @@ function unwrapPathArray(value: unknown): unknown {
 function scalarTransform(scalarType: FieldPreprocessor["scalarType"]): Transform | undefined {
 	switch (scalarType) {
 		case "string":
-			return (value) => (typeof value === "number" || typeof value === "boolean" ? String(value) : value);
+			// An owner asked for text here; a number still becomes only its exact decimal text.
+			return (value) =>
+				typeof value === "number" ? (decimalText(value) ?? value) : typeof value === "boolean" ? String(value) : value;
 		case "number":
-			return (value) => {
-				if (typeof value !== "string" || value.trim() === "") {
-					return value;
-				}
-				const number = Number(value);
-				return Number.isFinite(number) ? number : value;
-			};
+			// Only decimal number text is a number: `"0x10"`, `"1e3"` and `" 5 "` would be guesses.
+			return (value) => (typeof value === "string" ? (numberFromDecimalText(value) ?? value) : value);
 		case "boolean":
 			return (value) => {
 				if (typeof value !== "string" || value.length > 5) {

@@ -255,11 +255,11 @@ describe("envelope through the pipeline (§8.2)", () => {
 		expect(result.args).toBe(input);
 	});
 
-	it("converts a decoded number to its exact text for a string field, with no issue summary (29)", () => {
+	it("converts a decoded number to its exact text for a string field, on the record, with no issue summary (29)", () => {
 		const result = custom(pathSchema, '{"path":4164}');
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "4164" });
-		expect(ruleIds(result)).toEqual(["envelope.decode-json"]);
+		expect(ruleIds(result)).toEqual(["envelope.decode-json", "convertScalarToSchemaType"]);
 		expect(result.issueSummary).toBeUndefined();
 		expect(result.fingerprint).toBeUndefined();
 	});
@@ -355,7 +355,7 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		const schema = Type.Object({ n: Type.Unknown(), s: Type.Unknown(), b: Type.Unknown() });
 		const result = custom(
 			schema,
-			{ n: " 5 ", s: 5, b: "TRUE" },
+			{ n: "5", s: 5, b: "TRUE" },
 			{
 				preprocessors: [
 					{ kind: "scalar", selector: "/n", scalarType: "number" },

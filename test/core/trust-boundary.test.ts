@@ -224,3 +224,50 @@ describe("broken, encoded or framed JSON is never wrapped as the single string f
 		expect(builtin("read", "[notes.md](http://notes.md)").args).toEqual({ path: "notes.md" });
 	});
 });
+
+describe("no meaning-changing conversion", () => {
+	it("refuses a boolean in a content, command, path or edit-text field, before pi would convert it", () => {
+		const cases: [Parameters<typeof builtin>[0], unknown][] = [
+			["bash", { command: true }],
+			["powershell", { command: false }],
+			["read", { path: true }],
+			["write", { path: "/a", content: false }],
+			["write", { path: false, content: "x" }],
+			["edit", { path: "/a", edits: [{ oldText: true, newText: "x" }] }],
+			["edit", { path: "/a", edits: [{ oldText: "x", newText: false }] }],
+		];
+		for (const [tool, input] of cases) {
+			const result = builtin(tool, input);
+			expect(result.outcome, JSON.stringify(input)).toBe("unrepairable");
+			expect(result.retryMessage).toMatch(/string/i);
+		}
+	});
+
+	it("turns only decimal JSON number text into a number", () => {
+		for (const limit of ["0x10", "1e3", " 5 ", "5 ", "+5", "05", "", "Infinity", "5.", ".5"]) {
+			const result = builtin("read", { path: "/a", limit });
+			expect(result.outcome, JSON.stringify(limit)).toBe("unrepairable");
+		}
+	});
+
+	it("leaves the lossless conversions pi makes itself as the original had them", () => {
+		const input = { path: "/a", limit: "5", offset: "-0" };
+		const result = builtin("read", input);
+		expect(result.outcome).toBe("valid");
+		expect(result.args).toBe(input);
+	});
+
+	it("records a conversion it makes while repairing something else", () => {
+		const result = builtin("read", { file_path: "/a", limit: "5" });
+		expect(result.outcome).toBe("repaired");
+		expect(result.args).toEqual({ path: "/a", limit: 5 });
+		expect(ruleIds(result)).toEqual(["preprocess.exact-alias", "convertScalarToSchemaType"]);
+		const engine = builtin("read", { path: "/a", limit: "5", offset: null });
+		expect(ruleIds(engine)).toEqual(["dropNullOrUndefinedField", "convertScalarToSchemaType"]);
+	});
+
+	it("never turns null into anything", () => {
+		expect(builtin("read", { path: null }).outcome).toBe("unrepairable");
+		expect(builtin("edit", { path: "/a", edits: [{ oldText: null, newText: "x" }] }).outcome).toBe("unrepairable");
+	});
+});

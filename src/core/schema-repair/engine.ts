@@ -18,8 +18,11 @@ import { unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
 import { check, issues } from "../validator.ts";
 import { collectIssueSites } from "./issue-sites.ts";
-import { unwrapMarkdownAutoLinkNote, wrapRootStringAsObjectNote } from "./notes.ts";
+import { convertScalarToSchemaTypeNote, unwrapMarkdownAutoLinkNote, wrapRootStringAsObjectNote } from "./notes.ts";
 import { ISSUE_RULES, type RuleContext } from "./rules.ts";
+
+/** The rule ID of a lossless scalar conversion the layer itself makes. */
+export const CONVERSION_RULE_ID = "convertScalarToSchemaType";
 
 /** Iterative issue-repair passes are capped here. */
 export const MAX_REPAIR_PASSES = 3;
@@ -103,7 +106,9 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 
 	const converted = convertToSchema(schema, work);
 	if (!check(schema, converted)) return fail();
+	// Alone, a lossless conversion is pi's own to make: the call is valid as the model sent it.
 	if (changes.length === 0) return { outcome: "valid", args: value, changes };
+	if (converted !== work) changes.push({ ruleId: CONVERSION_RULE_ID, note: convertScalarToSchemaTypeNote(toolName) });
 	return {
 		outcome: "repaired",
 		args: converted,
