@@ -5,6 +5,7 @@
  */
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
+import { NEW_TEXT_ALIASES, OLD_TEXT_ALIASES } from "../../src/core/builtin-tables.ts";
 import { preprocessInput } from "../../src/core/preprocess.ts";
 import { builtin, custom, ruleIds } from "../support/pipeline-helpers.ts";
 
@@ -269,5 +270,71 @@ describe("no meaning-changing conversion", () => {
 	it("never turns null into anything", () => {
 		expect(builtin("read", { path: null }).outcome).toBe("unrepairable");
 		expect(builtin("edit", { path: "/a", edits: [{ oldText: null, newText: "x" }] }).outcome).toBe("unrepairable");
+	});
+});
+
+describe("notes do not multiply", () => {
+	const edits = (count: number) =>
+		Array.from({ length: count }, (_, index) => ({ old_string: `a${index}`, new_string: `b${index}` }));
+
+	it("reports identical changes once, with a count", () => {
+		const result = builtin("edit", { path: "/a", edits: edits(100) });
+		expect(result.outcome).toBe("repaired");
+		expect(ruleIds(result)).toEqual(["preprocess.exact-alias", "preprocess.exact-alias"]);
+		expect(result.changes[0]!.note).toContain("old_string");
+		expect(result.changes[0]!.note).toContain("100");
+		expect(result.changes[1]!.note).toContain("new_string");
+	});
+
+	it("keeps the notes small whatever the input size", () => {
+		const varied = Array.from({ length: 240 }, (_, index) => ({
+			[OLD_TEXT_ALIASES[index % OLD_TEXT_ALIASES.length]!]: `a${index}`,
+			[NEW_TEXT_ALIASES[index % NEW_TEXT_ALIASES.length]!]: `b${index}`,
+		}));
+		const result = builtin("edit", { path: "/a", edits: varied });
+		expect(result.outcome).toBe("repaired");
+		expect(ruleIds(result)).toEqual(["preprocess.exact-alias"]);
+		expect(result.changes[0]!.note).toContain("479 similar changes");
+		const name = "n".repeat(60_000);
+		const linked = builtin("read", { path: `/x/[${name}](http://${name})` });
+		expect(linked.outcome).toBe("repaired");
+		expect(linked.changes[0]!.note.length).toBeLessThanOrEqual(1001);
+	});
+});
+
+describe("limits hold for every input", () => {
+	it("collects many changes without overflowing the stack", () => {
+		const many = Array.from({ length: 150_000 }, () => ({ old_string: "a", new_string: "b" }));
+		const result = builtin(
+			"edit",
+			{ path: "/a", edits: many },
+			{ limits: { maxInputBytes: 1e9, maxNestingDepth: 64 } },
+		);
+		expect(result.outcome).toBe("repaired");
+		expect(result.changes.length).toBe(2);
+	});
+
+	it("refuses a plain object that needs repair but is over the size bound as too large to repair", () => {
+		const big = { path: "/a", edits: [{ old_string: "x".repeat(300_000), new_string: "y" }] };
+		const result = builtin("edit", big);
+		expect(result.outcome).toBe("unrepairable");
+		expect(result.args).toBe(big);
+		expect(result.retryMessage).toContain("too large to repair");
+	});
+
+	it("refuses a plain object nested deeper than the bound, never crashing", () => {
+		let deep: unknown = "x";
+		for (let level = 0; level < 20_000; level++) deep = { a: deep };
+		const input = { file_path: "/a", deep };
+		const result = builtin("read", input);
+		expect(result.outcome).toBe("unrepairable");
+		expect(result.retryMessage).toContain("too large to repair");
+	});
+
+	it("still accepts a valid call of any size", () => {
+		const input = { path: "/a", content: "x".repeat(1_000_000) };
+		const result = builtin("write", input);
+		expect(result.outcome).toBe("valid");
+		expect(result.args).toBe(input);
 	});
 });
