@@ -5,7 +5,8 @@
  * A text that reads as JSON is never an argument value: a JSON literal
  * (`null`, `true`, `5`, `"null"`), a text that starts like an object or a
  * list after any framing (zero-width or control characters, a word such as
- * `json`, quotes, parentheses, a markdown fence, a tag like `<tool_call>`), or
+ * `json`, quotes, parentheses, a markdown fence, a tag like `<tool_call>`) or
+ * holds an object opening (`{"`, `[{`) behind prose of any length, or
  * a JSON string literal that does not parse (an encoded envelope cut inside
  * its string). Wrapping any of them would run the model's broken call as a
  * command or read it as a path. The only framing that is undone is exactly one
@@ -64,8 +65,11 @@ function afterFraming(text: string): string {
 	}
 }
 
+// An object opening (`{"`) or a list of objects (`[{`) anywhere: prose before it is framing of any length.
+const JSON_OBJECT_OPENING = /\{\s*"|\[\s*\{/;
+
 function startsLikeJson(text: string): boolean {
-	if (readsAsListLiteral(text)) return true;
+	if (readsAsListLiteral(text) || JSON_OBJECT_OPENING.test(text)) return true;
 	const body = afterFraming(text);
 	return body.startsWith("{") || readsAsListLiteral(body);
 }

@@ -180,6 +180,8 @@ describe("broken, encoded or framed JSON is never wrapped as the single string f
 		JSON.stringify(JSON.stringify(object)).slice(0, -4),
 		`\u200b[${object}]`,
 		`json [${object}]`,
+		`json Arguments:\n${object}`,
+		`Here are the arguments for the call: ${object}`,
 	];
 
 	it("refuses every prefixed, framed or cut encoding", () => {
