@@ -153,6 +153,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 					if (result.outcome === "repaired") feedback.bind(toolCallId, toolName, repairer.feedbackFor(result));
 				},
 				onUnrescued: (args) => deps.unrescued.add(args),
+				model: ctx.model,
 			});
 			const current = rescued ?? event.message;
 			const promoted = contained(() => grammarLeaks(current));

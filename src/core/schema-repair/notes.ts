@@ -46,3 +46,7 @@ export function foldFlatEditFieldsNote(oldKey: string, newKey: string, tool: str
 export function ownerShimNote(tool: string): string {
 	return `The ${tool} tool's own argument preparation reshaped this input before it was checked.`;
 }
+
+export function convertScalarToSchemaTypeNote(tool: string): string {
+	return `Values of the ${tool} input written with the wrong scalar type were converted losslessly to the type the schema names (decimal number text to a number, a number to its decimal text, "true"/"false" to a boolean). Send values of the schema's types in future calls.`;
+}

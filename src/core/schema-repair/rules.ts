@@ -6,10 +6,11 @@
  *
  * What the rules refuse matters as much as what they do: nothing is renamed
  * without a configured alias, `null` array elements are never dropped, a
- * string that reads as a list literal is never wrapped (decisions §4.7), and
+ * string that reads as a list literal is never wrapped (a list is not one item), and
  * JSON text is parsed only where the schema asked for an array or an object.
  */
 import { defineOwn, isRecord } from "../clone.ts";
+import { readsAsListLiteral } from "../list-literal.ts";
 import type { IssueSite } from "./issue-sites.ts";
 import {
 	dropEmptyObjectPlaceholderNote,
@@ -85,11 +86,6 @@ function parsedRecord(value: unknown): Record<string, unknown> | undefined {
 	if (typeof value !== "string") return undefined;
 	const parsed = parseDelimited(value, "{", "}");
 	return isRecord(parsed) ? parsed : undefined;
-}
-
-/** A list literal, broken or Python-style, is never a lone item (decisions §4.7). */
-export function readsAsListLiteral(text: string): boolean {
-	return text.trimStart().startsWith("[");
 }
 
 export const ISSUE_RULES: readonly IssueRule[] = [

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { readsAsListLiteral } from "../../../src/core/list-literal.ts";
 import type { IssueSite } from "../../../src/core/schema-repair/issue-sites.ts";
-import { ISSUE_RULES, type RuleContext, readsAsListLiteral } from "../../../src/core/schema-repair/rules.ts";
+import { ISSUE_RULES, type RuleContext } from "../../../src/core/schema-repair/rules.ts";
 
 const context: RuleContext = { toolName: "demo", fieldAliases: { path: ["file_path", "filename"] } };
 
@@ -106,7 +107,7 @@ describe("wrapBareStringAsArray", () => {
 		expect(parent).toEqual({ ids: ["p"] });
 	});
 
-	it("never wraps a list literal, broken or Python-style (decisions §4.7)", () => {
+	it("never wraps a list literal, broken or Python-style", () => {
 		for (const text of ['["a",', "['a', 'b']", "  [1, 2"]) {
 			expect(readsAsListLiteral(text)).toBe(true);
 			const parent = { ids: text };
