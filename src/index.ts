@@ -68,12 +68,14 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	const settings = loaded?.settings ?? defaultDisplaySettings();
 	let settingsWarning = loaded?.warning;
 
+	// Warnings raised between events (a telemetry file refused) go to the UI of the latest session, else stderr.
+	let warningContext: ExtensionContext | undefined;
 	const model = new ModelTracker();
 	const feedback = new RepairFeedbackHub({ appendEntry: (type, data) => pi.appendEntry(type, data) });
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model,
-		telemetry: createTelemetryRecorder(),
+		telemetry: createTelemetryRecorder({ warn: (text) => showSettingsWarning(warningContext, text) }),
 		feedback,
 		failures: new RepeatFailureTracker(),
 		unrescued: new WeakSet(),
@@ -97,6 +99,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	};
 
 	pi.on("session_start", (_event, ctx) => {
+		warningContext = ctx;
 		contained(() => model.fromContext(ctx));
 		contained(() => overrides.register(ctx.cwd));
 		contained(() => feedback.restore(ctx.sessionManager.getEntries()));

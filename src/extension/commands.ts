@@ -166,17 +166,18 @@ export function registerRepairCommands(pi: ExtensionAPI, host: SettingsHost, opt
 }
 
 /**
- * Shows the one short settings warning from loading, where the user will see
- * it: a UI notification, else one stderr line. Never throws.
+ * Shows one short warning (a settings file that could not be used, a
+ * telemetry file refused) where the user will see it: a UI notification,
+ * else one stderr line. Never throws.
  */
 export function showSettingsWarning(
-	ctx: Pick<ExtensionCommandContext, "hasUI" | "mode" | "ui">,
+	ctx: Pick<ExtensionCommandContext, "hasUI" | "ui"> | undefined,
 	warning: string | undefined,
 	write: (text: string, stream: "stdout" | "stderr") => void = writeToFd,
 ): void {
 	if (warning === undefined) return;
 	try {
-		if (ctx.hasUI) ctx.ui.notify(warning, "warning");
+		if (ctx?.hasUI) ctx.ui.notify(warning, "warning");
 		else write(`${warning}\n`, "stderr");
 	} catch {
 		// A warning must never break startup.
@@ -269,8 +270,12 @@ async function runStatsCommand(args: string, ctx: ExtensionCommandContext, io: I
 		return;
 	}
 	const path = io.telemetryPath();
+	const warnings: string[] = [];
 	const stats =
-		path === undefined ? undefined : await aggregateTelemetryFiles(telemetryFilesToRead(path), parsed.filters);
+		path === undefined
+			? undefined
+			: await aggregateTelemetryFiles(telemetryFilesToRead(path), parsed.filters, (text) => warnings.push(text));
+	for (const warning of warnings) showSettingsWarning(ctx, warning, io.write);
 	let notice: string | undefined;
 	if (stats === undefined || (stats.total === 0 && parsed.description.length === 0)) notice = EMPTY_STATS_NOTICE;
 	else if (stats.total === 0) notice = noMatchNotice(parsed.description);

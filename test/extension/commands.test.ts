@@ -291,9 +291,9 @@ describe("showSettingsWarning", () => {
 		const notes: string[] = [];
 		const lines: string[] = [];
 		const ui = { notify: (message: string) => notes.push(message) } as unknown as ExtensionUIContext;
-		showSettingsWarning({ hasUI: true, mode: "tui", ui }, "bad file", (text) => lines.push(text));
-		showSettingsWarning({ hasUI: false, mode: "print", ui }, "bad file", (text) => lines.push(text));
-		showSettingsWarning({ hasUI: true, mode: "tui", ui }, undefined, (text) => lines.push(text));
+		showSettingsWarning({ hasUI: true, ui }, "bad file", (text) => lines.push(text));
+		showSettingsWarning({ hasUI: false, ui }, "bad file", (text) => lines.push(text));
+		showSettingsWarning({ hasUI: true, ui }, undefined, (text) => lines.push(text));
 		expect(notes).toEqual(["bad file"]);
 		expect(lines).toEqual(["bad file\n"]);
 	});
