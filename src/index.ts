@@ -44,6 +44,7 @@ import {
 	defaultDisplaySettings,
 	loadDisplaySettingsWithDiagnostics,
 	trySaveDisplaySettings,
+	unknownAllowedTools,
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
 import type { RepairDisplaySettings, SettingsHost } from "./extension/types.ts";
@@ -106,6 +107,15 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		contained(() => showTally(ctx));
 		contained(() => showSettingsWarning(ctx, settingsWarning));
 		settingsWarning = undefined;
+		contained(() =>
+			showSettingsWarning(
+				ctx,
+				unknownAllowedTools(
+					settings.grammarAllowedTools,
+					pi.getAllTools().map((tool) => tool.name),
+				),
+			),
+		);
 	});
 
 	pi.on("model_select", (event, ctx) => {

@@ -143,6 +143,19 @@ export function settingsFromObject(stored: Record<string, unknown>): {
 	};
 }
 
+/**
+ * One warning line when the allowed-tools list names tools pi does not know
+ * (a typo there silently stops promotion for that tool), else `undefined`.
+ * An empty `known` list means the tools are not known yet: nothing to say.
+ */
+export function unknownAllowedTools(allowed: readonly string[], known: readonly string[]): string | undefined {
+	if (known.length === 0) return undefined;
+	const knownSet = new Set(known);
+	const unknown = allowed.filter((name) => !knownSet.has(name));
+	if (unknown.length === 0) return undefined;
+	return `tool-repair grammarAllowedTools names tools pi does not know: ${unknown.join(", ")}; leaked calls to them are never promoted.`;
+}
+
 export function saveDisplaySettings(settings: RepairDisplaySettings, path?: string): void {
 	trySaveDisplaySettings(settings, path);
 }

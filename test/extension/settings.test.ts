@@ -30,6 +30,7 @@ import {
 	SETTINGS_KEYS,
 	saveDisplaySettings,
 	trySaveDisplaySettings,
+	unknownAllowedTools,
 } from "../../src/extension/settings.ts";
 import type { RepairDisplaySettings } from "../../src/extension/types.ts";
 
@@ -372,6 +373,20 @@ describe("any stored JSON loads as valid settings", () => {
 			}),
 			{ numRuns: 300 },
 		);
+	});
+});
+
+describe("grammarAllowedTools against the tools pi knows", () => {
+	it("names every unknown entry in one warning line", () => {
+		expect(unknownAllowedTools(["read", "bsah", "mcp:x"], ["read", "bash"])).toBe(
+			"tool-repair grammarAllowedTools names tools pi does not know: bsah, mcp:x; leaked calls to them are never promoted.",
+		);
+	});
+
+	it("says nothing when every entry is known, the list is empty, or the tools are not known yet", () => {
+		expect(unknownAllowedTools(["read"], ["read", "bash"])).toBeUndefined();
+		expect(unknownAllowedTools([], ["read"])).toBeUndefined();
+		expect(unknownAllowedTools(["anything"], [])).toBeUndefined();
 	});
 });
 
