@@ -1,9 +1,12 @@
 /**
- * What the user sees of a repair in the TUI (extension-contract §6.1–§6.2):
+ * What the user sees of a repair in the TUI:
  *
  * - under a repaired call's result, a muted line
  *   `🔨 ✓ input repaired (<rule ids>)`, plus one `   ↳ <note>` line per note
  *   when notes are switched on; clean calls render exactly as pi renders them;
+ * - the model-facing `<repair_note>` lines at the head of a result are never
+ *   drawn as text (collapsed, expanded or failed): the renderer gets the
+ *   result without them, and they become the `↳` lines instead;
  * - in the footer, a compact tally of the calls repaired this session.
  *
  * Both only read value-free feedback (rule IDs; notes only while the session
@@ -82,6 +85,29 @@ export class RepairIndicatorComponent implements Component {
 }
 
 type RenderResult = NonNullable<ToolDefinition["renderResult"]>;
+type RenderedResult = Parameters<RenderResult>[0];
+
+/** The `<repair_note>` lines `attachRepairNotes` puts at the head of the first text block. */
+const LEADING_NOTES = /^(?:<repair_note>[^\n]*?<\/repair_note>(?:\n|$))+/;
+const ONE_NOTE = /<repair_note>([^\n]*?)<\/repair_note>/g;
+
+/**
+ * The result as the screen should show it (the first text block without its
+ * leading note lines) and the notes found there; the same object when there
+ * are none.
+ */
+export function withoutRepairNotes(result: RenderedResult): { result: RenderedResult; notes: string[] } {
+	const content = result.content;
+	const index = content.findIndex((block) => block.type === "text");
+	const first = content[index];
+	if (first?.type !== "text") return { result, notes: [] };
+	const head = LEADING_NOTES.exec(first.text)?.[0];
+	if (head === undefined) return { result, notes: [] };
+	const notes = [...head.matchAll(ONE_NOTE)].map((match) => match[1] ?? "");
+	const copy = [...content];
+	copy[index] = { ...first, text: first.text.slice(head.length) };
+	return { result: { ...result, content: copy }, notes };
+}
 
 /**
  * The `renderResult` of a wrapped built-in: the original renderer, plus the
@@ -93,20 +119,22 @@ export function wrapRenderResult(
 	lookup: (toolCallId: string) => RepairFeedback | undefined,
 	settings: () => RepairDisplaySettings,
 ): RenderResult {
-	return (result, options, theme, context) => {
+	return (raw, options, theme, context) => {
 		let info: RepairFeedback | undefined;
 		try {
 			info = lookup(context.toolCallId);
 		} catch {
 			info = undefined;
 		}
+		const { result, notes } = withoutRepairNotes(raw);
 		const previous = context.lastComponent;
 		const wrapper = previous instanceof RepairIndicatorComponent ? previous : undefined;
 		if (wrapper === undefined && info === undefined) return original.call(owner, result, options, theme, context);
 		const component = wrapper ?? new RepairIndicatorComponent(settings());
 		// The built-in renderer may reuse its own previous component, so hand it back the inner one.
 		component.inner = original.call(owner, result, options, theme, { ...context, lastComponent: component.inner });
-		component.info = info;
+		// After a resume the session holds no notes in memory; the result itself still carries them.
+		component.info = info !== undefined && info.notes.length === 0 && notes.length > 0 ? { ...info, notes } : info;
 		component.theme = theme;
 		component.settings = settings();
 		return component;

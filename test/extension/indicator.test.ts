@@ -13,6 +13,7 @@ import {
 	RepairIndicatorComponent,
 	STATUS_KEY,
 	updateFooterStatus,
+	withoutRepairNotes,
 	wrapRenderResult,
 } from "../../src/extension/indicator.ts";
 import { defaultDisplaySettings } from "../../src/extension/settings.ts";
@@ -49,6 +50,54 @@ function renderOnce(settings: RepairDisplaySettings, toolCallId: string, width =
 	);
 	return { component, lines: component.render(width) };
 }
+
+describe("the model-facing note never shows raw", () => {
+	const noted = (text: string) => ({
+		content: [{ type: "text" as const, text: `<repair_note>moved file_path to path</repair_note>\n${text}` }],
+		details: undefined,
+	});
+
+	for (const [name, expanded, isError, toolCallId] of [
+		["a collapsed result", false, false, "repaired"],
+		["an expanded result (Ctrl+O)", true, false, "repaired"],
+		["a failed result", false, true, "repaired"],
+		["a result whose call the session no longer knows", true, false, "forgotten"],
+	] as const) {
+		it(`is removed from ${name}`, () => {
+			const render = renderer(defaultDisplaySettings());
+			const component = render(
+				noted("ENOENT: no such file"),
+				{ expanded, isPartial: false },
+				theme as never,
+				{ toolCallId, args: { path: "a" }, isError, expanded } as never,
+			);
+			const screen = component.render(80).join("\n");
+			expect(screen).not.toContain("<repair_note>");
+			expect(screen).not.toContain("moved file_path");
+		});
+	}
+
+	it("becomes the ↳ line when notes are on, also when only the result still holds it (a resumed session)", () => {
+		const render = renderer({ ...defaultDisplaySettings(), showNotes: true }, { resumed: { rules: ["r"], notes: [] } });
+		const component = render(
+			noted("line one"),
+			{ expanded: true, isPartial: false },
+			theme as never,
+			{ toolCallId: "resumed", args: { path: "a" }, isError: false, expanded: true } as never,
+		);
+		const screen = component.render(80).join("\n");
+		expect(screen).toContain("   ↳ moved file_path to path");
+		expect(screen).not.toContain("<repair_note>");
+	});
+
+	it("leaves a result that merely mentions the tag in its body alone", () => {
+		const body = {
+			content: [{ type: "text" as const, text: "see <repair_note>x</repair_note> in docs" }],
+			details: undefined,
+		};
+		expect(withoutRepairNotes(body).result).toBe(body);
+	});
+});
 
 describe("the result indicator", () => {
 	it("adds the muted indicator line with the rule IDs under a repaired call", () => {
