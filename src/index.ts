@@ -82,7 +82,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		unrescued: new WeakSet(),
 	};
 	const overrides = new BuiltinOverrides(pi, deps);
-	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.repairCount, settings);
+	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.tally, settings);
 	const grammarLeaks = createGrammarLeakHandler({
 		settings: () => settings,
 		modelId: () => model.id,

@@ -169,6 +169,13 @@ export class RepairFeedbackHub {
 		return this.shown.size;
 	}
 
+	/** The same calls by outcome, for the footer. */
+	get tally(): { repaired: number; recovered: number } {
+		let recovered = 0;
+		for (const feedback of this.shown.values()) if (feedback.outcome === "recovered") recovered++;
+		return { repaired: this.shown.size - recovered, recovered };
+	}
+
 	/** Rebuilds indicator info from the session's persisted entries. */
 	restore(entries: readonly unknown[]): void {
 		for (const entry of entries) {

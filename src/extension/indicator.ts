@@ -7,7 +7,7 @@
  * - the model-facing `<repair_note>` lines at the head of a result are never
  *   drawn as text (collapsed, expanded or failed): the renderer gets the
  *   result without them, and they become the `↳` lines instead;
- * - in the footer, a compact tally of the calls repaired this session.
+ * - in the footer, a compact tally of the calls repaired and recovered this session.
  *
  * Both only read value-free feedback (rule IDs; notes only while the session
  * holds them) and the live settings object, so a settings change shows at the
@@ -20,6 +20,8 @@ import type { RepairFeedback } from "../core/types.ts";
 import type { RepairDisplaySettings } from "./types.ts";
 
 export const INDICATOR_PREFIX = "🔨 ✓ input repaired";
+/** A call promoted from leaked grammar text: "recovered", as telemetry and `/repair-stats` call it. */
+export const RECOVERED_PREFIX = "🔨 ✓ call recovered";
 export const NOTE_PREFIX = "   ↳ ";
 /** `ctx.ui.setStatus` key of the footer tally. */
 export const STATUS_KEY = "pi-repair";
@@ -46,7 +48,8 @@ export function indicatorLines(
 ): string[] {
 	if (!settings.showIndicator) return [];
 	const safeWidth = Math.max(1, Math.floor(width));
-	const lines = wrapTextWithAnsi(muted(theme, `${INDICATOR_PREFIX} (${info.rules.join(", ")})`), safeWidth);
+	const prefix = info.outcome === "recovered" ? RECOVERED_PREFIX : INDICATOR_PREFIX;
+	const lines = wrapTextWithAnsi(muted(theme, `${prefix} (${info.rules.join(", ")})`), safeWidth);
 	if (settings.showNotes) {
 		for (const note of info.notes) lines.push(...wrapTextWithAnsi(muted(theme, `${NOTE_PREFIX}${note}`), safeWidth));
 	}
@@ -141,10 +144,23 @@ export function wrapRenderResult(
 	};
 }
 
-/** The footer text for `count` repaired calls, or `undefined` to clear it. */
-export function footerStatusText(count: number, settings: RepairDisplaySettings, theme?: unknown): string | undefined {
-	if (count === 0 || !settings.showIndicator) return undefined;
-	return muted(theme, `🔨 ${count} repaired`);
+/** Calls shown this session, by outcome, with the words `/repair-stats` uses for them. */
+export interface FooterTally {
+	repaired: number;
+	recovered: number;
+}
+
+/** The footer text for the session's tally, or `undefined` to clear it. */
+export function footerStatusText(
+	tally: FooterTally,
+	settings: RepairDisplaySettings,
+	theme?: unknown,
+): string | undefined {
+	if (!settings.showIndicator) return undefined;
+	const parts = (["repaired", "recovered"] as const)
+		.filter((outcome) => tally[outcome] > 0)
+		.map((outcome) => `${tally[outcome]} ${outcome}`);
+	return parts.length === 0 ? undefined : muted(theme, `🔨 ${parts.join(" · ")}`);
 }
 
 interface StatusContext {
@@ -155,12 +171,12 @@ interface StatusContext {
 /** Shows (or clears) the footer tally where there is a UI; a no-op in print and JSON modes. */
 export function updateFooterStatus(
 	ctx: StatusContext | undefined,
-	count: number,
+	tally: FooterTally,
 	settings: RepairDisplaySettings,
 ): void {
 	try {
 		if (!ctx?.hasUI || typeof ctx.ui?.setStatus !== "function") return;
-		ctx.ui.setStatus(STATUS_KEY, footerStatusText(count, settings, ctx.ui.theme));
+		ctx.ui.setStatus(STATUS_KEY, footerStatusText(tally, settings, ctx.ui.theme));
 	} catch {
 		// A UI that cannot show status never affects repairs.
 	}

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
 import {
 	footerStatusText,
+	indicatorLines,
 	RepairIndicatorComponent,
 	STATUS_KEY,
 	updateFooterStatus,
@@ -159,18 +160,37 @@ describe("the footer tally", () => {
 
 	it("shows the number of repaired calls where there is a UI", () => {
 		const { calls, ctx } = recordingContext(true);
-		updateFooterStatus(ctx, 3, defaultDisplaySettings());
+		updateFooterStatus(ctx, { repaired: 3, recovered: 0 }, defaultDisplaySettings());
 		expect(calls).toEqual([[STATUS_KEY, "🔨 3 repaired"]]);
 	});
 
+	it("counts promoted calls as recovered, the word /repair-stats uses", () => {
+		expect(footerStatusText({ repaired: 2, recovered: 1 }, defaultDisplaySettings())).toBe(
+			"🔨 2 repaired · 1 recovered",
+		);
+		expect(footerStatusText({ repaired: 0, recovered: 1 }, defaultDisplaySettings())).toBe("🔨 1 recovered");
+	});
+
+	it("marks a promoted call's result as recovered, not as repaired input", () => {
+		const lines = indicatorLines(
+			{ rules: ["grammarRecovery:glm"], notes: [], outcome: "recovered" },
+			defaultDisplaySettings(),
+			theme,
+			80,
+		);
+		expect(lines).toEqual(["🔨 ✓ call recovered (grammarRecovery:glm)"]);
+	});
+
 	it("clears itself for zero repairs or a hidden indicator", () => {
-		expect(footerStatusText(0, defaultDisplaySettings())).toBeUndefined();
-		expect(footerStatusText(2, { ...defaultDisplaySettings(), showIndicator: false })).toBeUndefined();
+		expect(footerStatusText({ repaired: 0, recovered: 0 }, defaultDisplaySettings())).toBeUndefined();
+		expect(
+			footerStatusText({ repaired: 2, recovered: 0 }, { ...defaultDisplaySettings(), showIndicator: false }),
+		).toBeUndefined();
 	});
 
 	it("never touches the UI without one (print and JSON modes), and survives a throwing one", () => {
 		const { calls, ctx } = recordingContext(false);
-		updateFooterStatus(ctx, 3, defaultDisplaySettings());
+		updateFooterStatus(ctx, { repaired: 3, recovered: 0 }, defaultDisplaySettings());
 		expect(calls).toEqual([]);
 		const throwing = {
 			hasUI: true,
@@ -180,7 +200,7 @@ describe("the footer tally", () => {
 				},
 			},
 		};
-		expect(() => updateFooterStatus(throwing, 1, defaultDisplaySettings())).not.toThrow();
-		expect(() => updateFooterStatus(undefined, 1, defaultDisplaySettings())).not.toThrow();
+		expect(() => updateFooterStatus(throwing, { repaired: 1, recovered: 0 }, defaultDisplaySettings())).not.toThrow();
+		expect(() => updateFooterStatus(undefined, { repaired: 1, recovered: 0 }, defaultDisplaySettings())).not.toThrow();
 	});
 });
