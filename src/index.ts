@@ -44,6 +44,7 @@ import {
 	defaultDisplaySettings,
 	loadDisplaySettingsWithDiagnostics,
 	trySaveDisplaySettings,
+	unknownAllowedTools,
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
 import type { RepairDisplaySettings, SettingsHost } from "./extension/types.ts";
@@ -68,18 +69,20 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	const settings = loaded?.settings ?? defaultDisplaySettings();
 	let settingsWarning = loaded?.warning;
 
+	// Warnings raised between events (a telemetry file refused) go to the UI of the latest session, else stderr.
+	let warningContext: ExtensionContext | undefined;
 	const model = new ModelTracker();
 	const feedback = new RepairFeedbackHub({ appendEntry: (type, data) => pi.appendEntry(type, data) });
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model,
-		telemetry: createTelemetryRecorder(),
+		telemetry: createTelemetryRecorder({ warn: (text) => showSettingsWarning(warningContext, text) }),
 		feedback,
 		failures: new RepeatFailureTracker(),
 		unrescued: new WeakSet(),
 	};
 	const overrides = new BuiltinOverrides(pi, deps);
-	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.repairCount, settings);
+	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.tally, settings);
 	const grammarLeaks = createGrammarLeakHandler({
 		settings: () => settings,
 		modelId: () => model.id,
@@ -97,12 +100,22 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	};
 
 	pi.on("session_start", (_event, ctx) => {
+		warningContext = ctx;
 		contained(() => model.fromContext(ctx));
 		contained(() => overrides.register(ctx.cwd));
 		contained(() => feedback.restore(ctx.sessionManager.getEntries()));
 		contained(() => showTally(ctx));
 		contained(() => showSettingsWarning(ctx, settingsWarning));
 		settingsWarning = undefined;
+		contained(() =>
+			showSettingsWarning(
+				ctx,
+				unknownAllowedTools(
+					settings.grammarAllowedTools,
+					pi.getAllTools().map((tool) => tool.name),
+				),
+			),
+		);
 	});
 
 	pi.on("model_select", (event, ctx) => {

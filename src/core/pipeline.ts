@@ -288,7 +288,7 @@ function failed(
 	if (found.length === 0) found = [FINAL_CHECK_ISSUE];
 	result.issueSummary = summarizeIssues(found);
 	result.fingerprint = failureFingerprint(config.toolName, found);
-	result.retryMessage = formatRetryMessage(config.toolName, found, seen);
+	result.retryMessage = formatRetryMessage(config.toolName, found, seen, config.schema);
 	return result;
 }
 

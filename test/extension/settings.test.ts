@@ -6,6 +6,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import {
 	chmodSync,
+	linkSync,
 	lstatSync,
 	mkdirSync,
 	mkdtempSync,
@@ -29,6 +30,7 @@ import {
 	SETTINGS_KEYS,
 	saveDisplaySettings,
 	trySaveDisplaySettings,
+	unknownAllowedTools,
 } from "../../src/extension/settings.ts";
 import type { RepairDisplaySettings } from "../../src/extension/types.ts";
 
@@ -374,6 +376,20 @@ describe("any stored JSON loads as valid settings", () => {
 	});
 });
 
+describe("grammarAllowedTools against the tools pi knows", () => {
+	it("names every unknown entry in one warning line", () => {
+		expect(unknownAllowedTools(["read", "bsah", "mcp:x"], ["read", "bash"])).toBe(
+			"tool-repair grammarAllowedTools names tools pi does not know: bsah, mcp:x; leaked calls to them are never promoted.",
+		);
+	});
+
+	it("says nothing when every entry is known, the list is empty, or the tools are not known yet", () => {
+		expect(unknownAllowedTools(["read"], ["read", "bash"])).toBeUndefined();
+		expect(unknownAllowedTools([], ["read"])).toBeUndefined();
+		expect(unknownAllowedTools(["anything"], [])).toBeUndefined();
+	});
+});
+
 describe("saving", () => {
 	it("writes all six fields in order with tab indent and a trailing newline", () => {
 		saveDisplaySettings(sample, file);
@@ -434,6 +450,61 @@ describe("saving", () => {
 		saveDisplaySettings(sample, file);
 		expect(lstatSync(file).isSymbolicLink()).toBe(true);
 		expect(JSON.parse(readFileSync(real, "utf8"))).toEqual(sample);
+	});
+
+	it("keeps the file's mode", () => {
+		writeFileSync(file, "{}");
+		chmodSync(file, 0o600);
+		saveDisplaySettings(sample, file);
+		expect(statSync(file).mode & 0o7777).toBe(0o600);
+		chmodSync(file, 0o640);
+		saveDisplaySettings({ ...sample, showNotes: false }, file);
+		expect(statSync(file).mode & 0o7777).toBe(0o640);
+	});
+
+	it("keeps a hard-linked settings file one file under both names", () => {
+		writeFileSync(file, "{}");
+		const other = join(dir, "linked.json");
+		linkSync(file, other);
+		saveDisplaySettings(sample, file);
+		expect(statSync(file).nlink).toBe(2);
+		expect(statSync(file).ino).toBe(statSync(other).ino);
+		expect(JSON.parse(readFileSync(other, "utf8"))).toEqual(sample);
+		// Shorter content after longer: the old tail is cut, not left behind.
+		saveDisplaySettings({ ...sample, grammarAllowedTools: [] }, file);
+		expect(loadDisplaySettingsWithDiagnostics(other).warning).toBeUndefined();
+	});
+
+	it("keeps keys named __proto__ (and every other unknown key) as written", () => {
+		writeFileSync(file, '{"__proto__":{"polluted":true},"constructor":1,"showNotes":false}');
+		saveDisplaySettings(sample, file);
+		const text = readFileSync(file, "utf8");
+		expect(text).toContain('"__proto__": {');
+		const written = JSON.parse(text);
+		expect(Object.keys(written).slice(6)).toEqual(["__proto__", "constructor"]);
+		expect(Object.getOwnPropertyDescriptor(written, "__proto__")?.value).toEqual({ polluted: true });
+		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+	});
+
+	it("never replaces an oversized file with a reduced one", () => {
+		const big = `${JSON.stringify({ showNotes: true, history: "h".repeat(1024 * 1024) })}\n`;
+		writeFileSync(file, big);
+		expect(trySaveDisplaySettings(sample, file)).toMatch(/could not be saved.*too large.*left as it is/);
+		expect(readFileSync(file, "utf8")).toBe(big);
+	});
+
+	it("never replaces a FIFO where the file should be", () => {
+		execFileSync("mkfifo", [file]);
+		expect(trySaveDisplaySettings(sample, file)).toMatch(/not a regular file/);
+		expect(statSync(file).isFIFO()).toBe(true);
+	});
+
+	it.skipIf(isRoot)("never replaces an unreadable file with a reduced one (skipped as root)", () => {
+		writeFileSync(file, JSON.stringify({ showNotes: true, mine: 1 }));
+		chmodSync(file, 0o200);
+		expect(trySaveDisplaySettings(sample, file)).toMatch(/EACCES/);
+		chmodSync(file, 0o600);
+		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ showNotes: true, mine: 1 });
 	});
 
 	it("leaves no temp file behind", () => {

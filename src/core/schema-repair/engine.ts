@@ -65,7 +65,7 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	}
 
 	const original = issues(schema, current);
-	const fail = (): EngineResult => unrepairable(toolName, original, value);
+	const fail = (): EngineResult => unrepairable(toolName, original, value, schema);
 
 	// From here on every write goes to a private copy.
 	let owned = false;
@@ -118,14 +118,19 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	};
 }
 
-function unrepairable(toolName: string, original: readonly ValidationIssue[], value: unknown): EngineResult {
+function unrepairable(
+	toolName: string,
+	original: readonly ValidationIssue[],
+	value: unknown,
+	schema: TSchema,
+): EngineResult {
 	return {
 		outcome: "unrepairable",
 		args: value,
 		changes: [],
 		issueSummary: summarizeIssues(original),
 		fingerprint: failureFingerprint(toolName, original),
-		retryMessage: formatRetryMessage(toolName, original, value),
+		retryMessage: formatRetryMessage(toolName, original, value, schema),
 	};
 }
 
