@@ -270,7 +270,7 @@ describe("README.md", () => {
 		const docs = ["README.md", ...readdirSync(join(REPO_ROOT, "docs")).filter((file) => file.endsWith(".md"))];
 		for (const doc of docs) {
 			const text = readDoc(doc === "README.md" ? doc : relative(REPO_ROOT, join(REPO_ROOT, "docs", doc)));
-			for (const match of text.matchAll(/npm run ([a-z:]+)/g)) {
+			for (const match of text.matchAll(/npm run ([a-z:-]+)/g)) {
 				expect(Object.keys(scripts), `${doc}: npm run ${match[1]}`).toContain(match[1]);
 			}
 		}
