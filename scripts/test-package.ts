@@ -124,6 +124,7 @@ function checkFileList(files: readonly string[]): void {
 		"package.json",
 		"README.md",
 		"LICENSE",
+		"extension.ts",
 		"dist/index.js",
 		"dist/index.d.ts",
 		"dist/core/index.js",
@@ -138,7 +139,11 @@ function checkFileList(files: readonly string[]): void {
 		"docs/research.md",
 	];
 	const missing = required.filter((file) => !files.includes(file));
-	check("tarball holds dist, types, README, LICENSE and docs", missing.length === 0, `missing: ${missing.join(", ")}`);
+	check(
+		"tarball holds the manifest's entry, dist, types, README, LICENSE and docs",
+		missing.length === 0,
+		`missing: ${missing.join(", ")}`,
+	);
 	const forbidden = files.filter(
 		(file) =>
 			/^(test|tests|scripts|\.ci|coverage|node_modules|\.tmp)\//.test(file) ||
