@@ -16,9 +16,12 @@ import { readsAsListLiteral } from "./list-literal.ts";
 
 // How many layers of JSON string encoding are looked through when deciding whether a root string is JSON.
 const MAX_ENCODING_LAYERS = 8;
-// A word prefix (`json`, `JSON:`) is short; a tag (`<tool_call>`) fits on one line.
+// A word prefix (`json`, `JSON:`) is short; a tag fits on one line, whatever it starts with: `<tool_call>`,
+// and sentinel tokens such as `<|tool_call|>` or `<｜DSML｜invoke>`.
 const LEADING_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,15}:?(?=[\s{[])/;
-const LEADING_TAG = /^<\/?[A-Za-z][^<>\n]{0,63}>/;
+// Labels stack (`json json [`, `JSON Arguments:`): a few words before an opening still frame it.
+const MAX_FRAMING_WORDS = 3;
+const LEADING_TAG = /^<[^<>\n]{1,64}>/;
 const FENCE_OPENING = /^(?:`{3,}|~{3,})[^\n`]*(?:\n|$)/;
 
 /** The JSON value of `text`, or `undefined` when it does not parse. */
@@ -37,11 +40,11 @@ function isInvisible(char: string): boolean {
 
 /**
  * The text after any framing that can stand before a JSON value: invisible
- * characters, quotes, parentheses, fences, tags, and at most one word.
+ * characters, quotes, parentheses, fences, tags, and a few words.
  */
 function afterFraming(text: string): string {
 	let rest = text;
-	let wordSkipped = false;
+	let wordsSkipped = 0;
 	for (;;) {
 		const first = rest[0];
 		if (first === undefined) return rest;
@@ -58,9 +61,9 @@ function afterFraming(text: string): string {
 			rest = rest.slice(1);
 			continue;
 		}
-		const word = wordSkipped ? null : LEADING_WORD.exec(rest);
+		const word = wordsSkipped >= MAX_FRAMING_WORDS ? null : LEADING_WORD.exec(rest);
 		if (word === null) return rest;
-		wordSkipped = true;
+		wordsSkipped++;
 		rest = rest.slice(word[0].length);
 	}
 }

@@ -173,6 +173,11 @@ describe("broken, encoded or framed JSON is never wrapped as the single string f
 		`\`${object}`,
 		`<tool_call>${object}</tool_call>`,
 		`<tool_call>\n${object}`,
+		// A sentinel-token tag (`<|tool_call|>`) and a zero-width character before a cut object, found by the fuzz campaign.
+		'<|tool_call|>\u200b{',
+		// Stacked labels before an opening, found by the fuzz campaign.
+		'json json [',
+		`<｜DSML｜invoke>${object}`,
 		`\`\`\`json\n${object}`,
 		`\`\`\`json\n{"command":"ls"`,
 		`"${object}`,
