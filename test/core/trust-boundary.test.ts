@@ -174,9 +174,9 @@ describe("broken, encoded or framed JSON is never wrapped as the single string f
 		`<tool_call>${object}</tool_call>`,
 		`<tool_call>\n${object}`,
 		// A sentinel-token tag (`<|tool_call|>`) and a zero-width character before a cut object, found by the fuzz campaign.
-		'<|tool_call|>\u200b{',
+		"<|tool_call|>\u200b{",
 		// Stacked labels before an opening, found by the fuzz campaign.
-		'json json [',
+		"json json [",
 		`<｜DSML｜invoke>${object}`,
 		`\`\`\`json\n${object}`,
 		`\`\`\`json\n{"command":"ls"`,
