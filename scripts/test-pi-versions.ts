@@ -53,10 +53,11 @@ export const MATRIX_TESTS = [
 	"test/drift/pi-version.test.ts",
 ] as const;
 
-/** What the copied tests read: sources, tests, fixtures, the manifest and the configs. */
+/** What the copied tests read: sources, tests, fixtures, the docs some tests check against, the manifest and the configs. */
 const COPIED = [
 	"src",
 	"test",
+	"docs",
 	"index.ts",
 	"extension.ts",
 	"package.json",
