@@ -11,7 +11,7 @@
  * pipeline accepts only if it survives the whole downstream pipeline.
  */
 import { cloneJson } from "./clone.ts";
-import { unframedObjectText } from "./json-text.ts";
+import { tryParse, unframedObjectText } from "./json-text.ts";
 import { resolveLimits } from "./limits.ts";
 import { completionSuffix } from "./truncation.ts";
 import type { EnvelopeLimits, EnvelopeRecoveryResult, RepairChange, RepairPipelineLimits } from "./types.ts";
@@ -101,8 +101,8 @@ export function recoverEnvelope(input: unknown, overrides: RepairPipelineLimits 
 	while (typeof value === "string" && attempts < limits.maxDecodeAttempts && elapsed() <= limits.maxWorkMs) {
 		attempts++;
 		const escaped = escapeJsonStringControlCharacters(value);
-		const parsed = parseOrFail(escaped);
-		if (parsed === PARSE_FAILED) {
+		const parsed = tryParse(escaped);
+		if (parsed === undefined) {
 			break;
 		}
 		changes.push({ ruleId: "envelope.decode-json", stage: "envelope", note: DECODE_NOTE });
@@ -115,7 +115,7 @@ export function recoverEnvelope(input: unknown, overrides: RepairPipelineLimits 
 	// Exactly one fence or quoting layer around a complete object is framing, not an argument value.
 	const framed = typeof value === "string" ? unframedObjectText(value) : undefined;
 	if (framed !== undefined) {
-		const parsed = parseOrFail(escapeJsonStringControlCharacters(framed));
+		const parsed = tryParse(escapeJsonStringControlCharacters(framed));
 		if (isPlainObject(parsed)) {
 			changes.push({ ruleId: "envelope.unwrap-framed-json", stage: "envelope", note: UNFRAME_NOTE });
 			value = parsed;
@@ -154,21 +154,11 @@ function truncationCandidate(text: string, limits: EnvelopeLimits): Record<strin
 	if (suffix === undefined) {
 		return undefined;
 	}
-	const parsed = parseOrFail(escapeJsonStringControlCharacters(text + suffix));
+	const parsed = tryParse(escapeJsonStringControlCharacters(text + suffix));
 	if (!isPlainObject(parsed) || nestingDepth(parsed, limits.maxNestingDepth) > limits.maxNestingDepth) {
 		return undefined;
 	}
 	return parsed;
-}
-
-const PARSE_FAILED: unique symbol = Symbol("parse-failed");
-
-function parseOrFail(text: string): unknown {
-	try {
-		return JSON.parse(text) as unknown;
-	} catch {
-		return PARSE_FAILED;
-	}
 }
 
 /** True when `input` is within the size and depth bounds of the envelope stage. */

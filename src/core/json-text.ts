@@ -24,7 +24,7 @@ const MAX_FRAMING_WORDS = 3;
 const LEADING_TAG = /^<[^<>\n]{1,64}>/;
 const FENCE_OPENING = /^(?:`{3,}|~{3,})[^\n`]*(?:\n|$)/;
 
-/** The JSON value of `text`, or `undefined` when it does not parse. */
+/** The JSON value of `text`, or `undefined` when it does not parse (no JSON text parses to `undefined`). */
 export function tryParse(text: string): unknown {
 	try {
 		return JSON.parse(text) as unknown;

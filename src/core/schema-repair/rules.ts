@@ -10,6 +10,7 @@
  * JSON text is parsed only where the schema asked for an array or an object.
  */
 import { defineOwn, isRecord } from "../clone.ts";
+import { tryParse } from "../json-text.ts";
 import { readsAsListLiteral } from "../list-literal.ts";
 import type { IssueSite } from "./issue-sites.ts";
 import {
@@ -69,11 +70,7 @@ function usableAlias(parent: Record<string, unknown>, key: string, context: Rule
 function parseDelimited(text: string, open: string, close: string): unknown {
 	const trimmed = text.trim();
 	if (!trimmed.startsWith(open) || !trimmed.endsWith(close)) return undefined;
-	try {
-		return JSON.parse(trimmed) as unknown;
-	} catch {
-		return undefined;
-	}
+	return tryParse(trimmed);
 }
 
 function parsedArray(value: unknown): unknown[] | undefined {
