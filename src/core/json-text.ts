@@ -18,7 +18,8 @@ import { readsAsListLiteral } from "./list-literal.ts";
 const MAX_ENCODING_LAYERS = 8;
 // A word prefix (`json`, `JSON:`) is short; a tag (`<tool_call>`) fits on one line.
 const LEADING_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,15}:?(?=[\s{[])/;
-const LEADING_TAG = /^<\/?[A-Za-z][^<>\n]{0,63}>/;
+// Any tag spelling: `<tool_call>`, `</x>`, `<|tool_call|>`.
+const LEADING_TAG = /^<[^<>\n]{1,64}>/;
 const FENCE_OPENING = /^(?:`{3,}|~{3,})[^\n`]*(?:\n|$)/;
 
 /** The JSON value of `text`, or `undefined` when it does not parse. */

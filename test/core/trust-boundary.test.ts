@@ -173,6 +173,7 @@ describe("broken, encoded or framed JSON is never wrapped as the single string f
 		`\`${object}`,
 		`<tool_call>${object}</tool_call>`,
 		`<tool_call>\n${object}`,
+		`<|tool_call|>\u200b{`,
 		`\`\`\`json\n${object}`,
 		`\`\`\`json\n{"command":"ls"`,
 		`"${object}`,
