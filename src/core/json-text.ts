@@ -19,6 +19,8 @@ const MAX_ENCODING_LAYERS = 8;
 // A word prefix (`json`, `JSON:`) is short; a tag (`<tool_call>`) fits on one line.
 const LEADING_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,15}:?(?=[\s{[])/;
 // Any tag spelling: `<tool_call>`, `</x>`, `<|tool_call|>`.
+// A label such as `json json` or `JSON: Arguments:` is a few words; a longer sentence is prose.
+const MAX_PREFIX_WORDS = 4;
 const LEADING_TAG = /^<[^<>\n]{1,64}>/;
 const FENCE_OPENING = /^(?:`{3,}|~{3,})[^\n`]*(?:\n|$)/;
 
@@ -38,11 +40,11 @@ function isInvisible(char: string): boolean {
 
 /**
  * The text after any framing that can stand before a JSON value: invisible
- * characters, quotes, parentheses, fences, tags, and at most one word.
+ * characters, quotes, parentheses, fences, tags, and up to four words.
  */
 function afterFraming(text: string): string {
 	let rest = text;
-	let wordSkipped = false;
+	let wordsSkipped = 0;
 	for (;;) {
 		const first = rest[0];
 		if (first === undefined) return rest;
@@ -59,9 +61,9 @@ function afterFraming(text: string): string {
 			rest = rest.slice(1);
 			continue;
 		}
-		const word = wordSkipped ? null : LEADING_WORD.exec(rest);
+		const word = wordsSkipped >= MAX_PREFIX_WORDS ? null : LEADING_WORD.exec(rest);
 		if (word === null) return rest;
-		wordSkipped = true;
+		wordsSkipped++;
 		rest = rest.slice(word[0].length);
 	}
 }

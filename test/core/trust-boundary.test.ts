@@ -174,6 +174,7 @@ describe("broken, encoded or framed JSON is never wrapped as the single string f
 		`<tool_call>${object}</tool_call>`,
 		`<tool_call>\n${object}`,
 		`<|tool_call|>\u200b{`,
+		"json json [",
 		`\`\`\`json\n${object}`,
 		`\`\`\`json\n{"command":"ls"`,
 		`"${object}`,
