@@ -19,8 +19,9 @@ const MAX_ENCODING_LAYERS = 8;
 // A word prefix (`json`, `JSON:`) is short; a tag fits on one line, whatever it starts with: `<tool_call>`,
 // and sentinel tokens such as `<|tool_call|>` or `<｜DSML｜invoke>`.
 const LEADING_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,15}:?(?=[\s{[])/;
-// Labels stack (`json json [`, `JSON Arguments:`): a few words before an opening still frame it.
-const MAX_FRAMING_WORDS = 3;
+// Any tag spelling: `<tool_call>`, `</x>`, `<|tool_call|>`.
+// A label such as `json json` or `JSON: Arguments:` is a few words; a longer sentence is prose.
+const MAX_PREFIX_WORDS = 4;
 const LEADING_TAG = /^<[^<>\n]{1,64}>/;
 const FENCE_OPENING = /^(?:`{3,}|~{3,})[^\n`]*(?:\n|$)/;
 
@@ -40,7 +41,7 @@ function isInvisible(char: string): boolean {
 
 /**
  * The text after any framing that can stand before a JSON value: invisible
- * characters, quotes, parentheses, fences, tags, and a few words.
+ * characters, quotes, parentheses, fences, tags, and up to four words.
  */
 function afterFraming(text: string): string {
 	let rest = text;
@@ -61,7 +62,7 @@ function afterFraming(text: string): string {
 			rest = rest.slice(1);
 			continue;
 		}
-		const word = wordsSkipped >= MAX_FRAMING_WORDS ? null : LEADING_WORD.exec(rest);
+		const word = wordsSkipped >= MAX_PREFIX_WORDS ? null : LEADING_WORD.exec(rest);
 		if (word === null) return rest;
 		wordsSkipped++;
 		rest = rest.slice(word[0].length);
