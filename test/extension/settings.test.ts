@@ -70,6 +70,7 @@ const sample: RepairDisplaySettings = {
 	grammarAllowedTools: ["read", "bash"],
 	policyProfile: "conservative",
 	unknownGrammarText: "strip",
+	repairToolNames: true,
 };
 
 describe("defaults", () => {
@@ -81,6 +82,7 @@ describe("defaults", () => {
 			grammarAllowedTools: [],
 			policyProfile: "adaptive",
 			unknownGrammarText: "preserve",
+			repairToolNames: false,
 		});
 		expect(loadDisplaySettings(join(dir, "missing.json"))).toEqual(DEFAULT_DISPLAY_SETTINGS);
 	});
@@ -224,6 +226,7 @@ describe("per-field validation", () => {
 				grammarAllowedTools: ["read"],
 				policyProfile: "recover",
 				unknownGrammarText: "STRIP",
+				repairToolNames: "on",
 			}),
 		);
 		const loaded = loadDisplaySettingsWithDiagnostics(file);
@@ -234,8 +237,10 @@ describe("per-field validation", () => {
 			grammarAllowedTools: ["read"],
 			policyProfile: "recover",
 			unknownGrammarText: "preserve",
+			repairToolNames: false,
 		});
 		expect(loaded.warning).toContain("showIndicator");
+		expect(loaded.warning).toContain("repairToolNames");
 		expect(loaded.warning).toContain("grammarRecovery");
 		expect(loaded.warning).toContain("unknownGrammarText");
 		expect(loaded.warning).not.toContain("showNotes");
@@ -375,7 +380,7 @@ describe("any stored JSON loads as valid settings", () => {
 });
 
 describe("saving", () => {
-	it("writes all six fields in order with tab indent and a trailing newline", () => {
+	it("writes all its fields in order with tab indent and a trailing newline", () => {
 		saveDisplaySettings(sample, file);
 		expect(readFileSync(file, "utf8")).toBe(`${JSON.stringify(sample, null, "\t")}\n`);
 		expect(Object.keys(JSON.parse(readFileSync(file, "utf8")))).toEqual([
@@ -385,6 +390,7 @@ describe("saving", () => {
 			"grammarAllowedTools",
 			"policyProfile",
 			"unknownGrammarText",
+			"repairToolNames",
 		]);
 	});
 
@@ -399,7 +405,7 @@ describe("saving", () => {
 		expect(loadDisplaySettings(file)).toEqual(sample);
 	});
 
-	it("keeps keys it does not know, with their values, after its own six", () => {
+	it("keeps keys it does not know, with their values, after its own", () => {
 		writeFileSync(
 			file,
 			JSON.stringify({ futureOption: { level: 3 }, showNotes: false, note: "my own remark", showIndicator: true }),
@@ -415,6 +421,7 @@ describe("saving", () => {
 			"grammarAllowedTools",
 			"policyProfile",
 			"unknownGrammarText",
+			"repairToolNames",
 			"futureOption",
 			"note",
 		]);
