@@ -47,7 +47,7 @@ import {
 	trySaveDisplaySettings,
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
-import { renameFeedback, renameLeakedToolNames } from "./extension/tool-names.ts";
+import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/tool-names.ts";
 import type { RepairDisplaySettings, SettingsHost } from "./extension/types.ts";
 
 /** Runs a handler body; any failure inside the extension leaves pi to carry on as it would alone. */
@@ -148,6 +148,10 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 
 	pi.on("message_end", (event, ctx) =>
 		contained(() => {
+			if (event.message.role === "toolResult" && settings.repairToolNames) {
+				const listed = withAvailableTools(event.message, pi.getActiveTools());
+				return listed === undefined ? undefined : { message: listed as typeof event.message };
+			}
 			if (event.message.role !== "assistant") return undefined;
 			// Names first (so the rescue repairs against the right tool), then the malformed-JSON rescue,
 			// then grammar leaks on the (possibly rescued) message.

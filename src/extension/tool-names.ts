@@ -109,3 +109,26 @@ export function renameFeedback(call: RenamedCall, profile: string, model: string
 	if (model !== undefined) feedback.model = model;
 	return feedback;
 }
+
+/**
+ * pi's refusal of a call to an unknown tool (`Tool X not found`) with the
+ * active tool names added, so the model can pick the right one; `undefined`
+ * for any other message. pi answers such a call without the result hooks,
+ * so this runs on the tool-result message itself.
+ */
+export function withAvailableTools(
+	message: { role?: unknown; toolName?: unknown; isError?: unknown; content?: unknown },
+	activeTools: readonly string[],
+): typeof message | undefined {
+	if (message.role !== "toolResult" || message.isError !== true || typeof message.toolName !== "string")
+		return undefined;
+	if (activeTools.includes(message.toolName) || !Array.isArray(message.content)) return undefined;
+	const refusal = `Tool ${message.toolName} not found`;
+	const content = message.content as unknown[];
+	const matches = content.some(
+		(part) => typeof part === "object" && part !== null && (part as { text?: unknown }).text === refusal,
+	);
+	if (!matches) return undefined;
+	const listing = `The available tools are: ${activeTools.join(", ") || "(none)"}. Call one of them by its exact name.`;
+	return { ...message, content: [...content, { type: "text", text: listing }] };
+}

@@ -105,6 +105,7 @@ describe("late-2026 failures through pi's real agent loop", () => {
 		await run.play([{ toolCalls: [call] }, { type: "echo" }]);
 		expect(run.toolResult("c1")?.isError).toBe(true);
 		expect(run.resultText("c1")).toContain("not found");
+		expect(run.resultText("c1")).not.toContain("available tools");
 		await run.dispose();
 
 		run = await startPiSession({ files: { "notes.md": "named\n" } });
@@ -112,9 +113,16 @@ describe("late-2026 failures through pi's real agent loop", () => {
 		await run.dispose({ keepRoot: true });
 		const root = run.root;
 		run = await startPiSession({ root, env: { PI_TOOL_REPAIR_SETTINGS: join(root, "settings.json") } });
-		await run.play([{ toolCalls: [call] }, { type: "echo" }]);
+		await run.play([
+			{ toolCalls: [call, { id: "c2", name: "open_file", arguments: { path: "notes.md" } }] },
+			{ type: "echo" },
+		]);
 		expect(run.toolResult("c1")?.isError).toBe(false);
 		expect(run.resultText("c1")).toContain("named");
 		expect(run.resultText("c1")).toContain('"functions.read:0"');
+		// No tool matches open_file: it is left for pi to refuse, and the refusal lists the tools.
+		expect(run.toolResult("c2")?.isError).toBe(true);
+		expect(run.resultText("c2")).toContain("Tool open_file not found");
+		expect(run.resultText("c2")).toContain("The available tools are: read, bash, edit, write");
 	});
 });

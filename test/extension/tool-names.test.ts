@@ -11,6 +11,7 @@ import {
 	RENAME_TOOL_NAME_RULE,
 	renameFeedback,
 	renameLeakedToolNames,
+	withAvailableTools,
 } from "../../src/extension/tool-names.ts";
 
 const ACTIVE = ["read", "bash", "edit", "write", "grep", "find", "ls", "web_search"];
@@ -85,5 +86,30 @@ describe("renameLeakedToolNames", () => {
 		expect(feedback.notes[0]).toContain('"functions.bash:0"');
 		expect(feedback.notes[0]).toContain("bash");
 		expect(feedback.model).toBe("kimi-k2");
+	});
+});
+
+describe("withAvailableTools", () => {
+	const refusal = (toolName: string, text = `Tool ${toolName} not found`) => ({
+		role: "toolResult",
+		toolCallId: "c1",
+		toolName,
+		isError: true,
+		content: [{ type: "text", text }],
+	});
+
+	it("adds the active tool names to pi's unknown-tool refusal", () => {
+		const listed = withAvailableTools(refusal("open_file"), ["read", "bash"]);
+		expect(listed?.content).toEqual([
+			{ type: "text", text: "Tool open_file not found" },
+			{ type: "text", text: "The available tools are: read, bash. Call one of them by its exact name." },
+		]);
+	});
+
+	it("leaves any other result alone", () => {
+		expect(withAvailableTools(refusal("read"), ["read"])).toBeUndefined();
+		expect(withAvailableTools(refusal("open_file", "permission denied"), ["read"])).toBeUndefined();
+		expect(withAvailableTools({ ...refusal("open_file"), isError: false }, ["read"])).toBeUndefined();
+		expect(withAvailableTools({ role: "assistant", content: [] }, ["read"])).toBeUndefined();
 	});
 });
