@@ -108,7 +108,10 @@ export class SilentStopGuard {
 			{ mode: "recover", knownTools: new Set(), requireKnownTool: false, unknownToolText: "strip" },
 		);
 		if (!probe.changed) return undefined;
-		return { grammars: probe.strippedGrammars, calls: [...new Set(probe.recoveredCalls.map((call) => call.name))] };
+		const calls = [...new Set(probe.recoveredCalls.map((call) => call.name))];
+		// Debris without a complete call counts only when it was the whole reply: in prose it is too weak a sign.
+		if (calls.length === 0 && textOf(probe.message).trim() !== "") return undefined;
+		return { grammars: probe.strippedGrammars, calls };
 	}
 
 	private noteFor(stop: SilentStop): string {
@@ -167,6 +170,16 @@ function isAssistant(message: unknown): message is MinimalAssistantMessage {
 		(message as { role?: unknown }).role === "assistant" &&
 		Array.isArray((message as { content?: unknown }).content)
 	);
+}
+
+function textOf(message: MinimalAssistantMessage): string {
+	return message.content
+		.map((part) =>
+			(part as { type?: unknown; text?: unknown }).type === "text"
+				? String((part as { text?: unknown }).text ?? "")
+				: "",
+		)
+		.join("");
 }
 
 function hasToolCall(message: MinimalAssistantMessage): boolean {

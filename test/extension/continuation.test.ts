@@ -116,3 +116,21 @@ describe("SilentStopGuard", () => {
 		expect(result?.entries).toHaveLength(2);
 	});
 });
+
+describe("incomplete leak markup", () => {
+	// A DSML block cut off after its invoke line: strip-only debris, no complete call.
+	const opener = '<｜DSML｜function_calls>\n<｜DSML｜invoke name="write">';
+
+	it("continues when the cut-off markup was the whole reply", () => {
+		const g = guard({}, "deepseek-v4");
+		g.noteAssistantMessage(assistant("stop", [text(opener)]), assistant("stop", [text("")]));
+		expect(noteOf(g.onTurnEnd(ended()))).toContain("make the call now with your native tool-calling mechanism");
+	});
+
+	it("leaves an answer with prose around stray markup alone", () => {
+		const g = guard({}, "deepseek-v4");
+		const reply = assistant("stop", [text(`Here is the summary you asked for.\n${opener}`)]);
+		g.noteAssistantMessage(reply, reply);
+		expect(g.onTurnEnd(ended())).toBeUndefined();
+	});
+});
