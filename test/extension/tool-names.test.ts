@@ -4,6 +4,7 @@
  * (little-coder#34 `Glob`, aider-desk#697 `power---bash`-style debris) and
  * issue 13's list otherwise.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
 	cleanToolName,
@@ -111,5 +112,26 @@ describe("withAvailableTools", () => {
 		expect(withAvailableTools(refusal("open_file", "permission denied"), ["read"])).toBeUndefined();
 		expect(withAvailableTools({ ...refusal("open_file"), isError: false }, ["read"])).toBeUndefined();
 		expect(withAvailableTools({ role: "assistant", content: [] }, ["read"])).toBeUndefined();
+	});
+});
+
+describe("matchToolName properties", () => {
+	const name = fc.string({
+		unit: fc.constantFrom("a", "b", "A", "-", "_", ":", ".", "|", "<", ">", "f"),
+		maxLength: 8,
+	});
+
+	it("only ever answers an active tool, never for an active name, and never when two tools share the spelling", () => {
+		fc.assert(
+			fc.property(fc.uniqueArray(name, { maxLength: 5 }), name, (active, called) => {
+				const target = matchToolName(called, active);
+				if (active.includes(called)) expect(target).toBeUndefined();
+				if (target === undefined) return;
+				expect(active).toContain(target);
+				const key = (value: string) => value.toLowerCase().replace(/[-_]/g, "");
+				expect(active.filter((tool) => key(tool) === key(target))).toHaveLength(1);
+			}),
+			{ numRuns: 300 },
+		);
 	});
 });
