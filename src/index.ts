@@ -22,7 +22,7 @@
  * How it works: `session_start` registers the overrides for the session's cwd
  * and tracks the model (for model-family gates); `tool_call` binds each repair
  * to its call ID; `tool_result` attaches the notes; `turn_end` drops repairs
- * of calls that never ran; `message_end` runs the malformed-JSON rescue, then
+ * of calls that never ran and continues a silent stop once; `message_end` runs the malformed-JSON rescue, then
  * the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
  * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session.
  *

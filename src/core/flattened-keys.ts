@@ -96,8 +96,8 @@ function materialize(node: Node): unknown {
 }
 
 /**
- * The `properties` a schema declares for the object at `pointer` (a JSON
- * Pointer into the instance), following only `properties` and `items`; or
+ * The `properties` a schema declares for the object at the instance path
+ * `segments`, following only `properties` and `items`; or
  * `undefined` when the walk meets anything else (unions, refs, tuples,
  * pattern or schema-valued additional properties), where what is declared cannot be told for sure.
  */
