@@ -22,7 +22,7 @@
  * How it works: `session_start` registers the overrides for the session's cwd
  * and tracks the model (for model-family gates); `tool_call` binds each repair
  * to its call ID; `tool_result` attaches the notes; `turn_end` drops repairs
- * of calls that never ran; `message_end` runs the malformed-JSON rescue, then
+ * of calls that never ran and continues a silent stop once; `message_end` runs the malformed-JSON rescue, then
  * the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
  * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session.
  *
@@ -34,6 +34,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { rescueMalformedArguments } from "./extension/argument-rescue.ts";
 import { BuiltinOverrides, isBuiltinToolName } from "./extension/builtin-overrides.ts";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
+import { SilentStopGuard } from "./extension/continuation.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
@@ -47,6 +48,7 @@ import {
 	unknownAllowedTools,
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
+import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/tool-names.ts";
 import type { RepairDisplaySettings, SettingsHost } from "./extension/types.ts";
 
 /** Runs a handler body; any failure inside the extension leaves pi to carry on as it would alone. */
@@ -91,6 +93,12 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		telemetry: deps.telemetry,
 		onPromoted: (toolCallId, toolName, promoted) => feedback.bind(toolCallId, toolName, promoted),
 	});
+	const silentStops = new SilentStopGuard({
+		settings: () => settings,
+		modelId: () => model.id,
+		activeTools: () => pi.getActiveTools(),
+		toolSchemas: () => toolSchemas(pi),
+	});
 	const settingsHost: SettingsHost = {
 		current: () => settings,
 		update(next: RepairDisplaySettings) {
@@ -101,6 +109,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 
 	pi.on("session_start", (_event, ctx) => {
 		warningContext = ctx;
+		silentStops.reset();
 		contained(() => model.fromContext(ctx));
 		contained(() => overrides.register(ctx.cwd));
 		contained(() => feedback.restore(ctx.sessionManager.getEntries()));
@@ -137,22 +146,38 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		}),
 	);
 
-	pi.on("turn_end", () => {
+	pi.on("turn_end", (event) => {
 		contained(() => feedback.endTurn());
+		return contained(() => silentStops.onTurnEnd(event));
 	});
 
 	pi.on("session_shutdown", () => {
 		contained(() => {
 			feedback.clear();
 			deps.failures.clear();
+			silentStops.reset();
 		});
 	});
 
 	pi.on("message_end", (event, ctx) =>
 		contained(() => {
+			if (event.message.role === "toolResult" && settings.repairToolNames) {
+				const listed = withAvailableTools(event.message, pi.getActiveTools());
+				return listed === undefined ? undefined : { message: listed as typeof event.message };
+			}
 			if (event.message.role !== "assistant") return undefined;
-			// First the malformed-JSON rescue, then grammar leaks on the (possibly rescued) message.
-			const rescued = rescueMalformedArguments(event.message, {
+			// Names first (so the rescue repairs against the right tool), then the malformed-JSON rescue,
+			// then grammar leaks on the (possibly rescued) message.
+			const renamed = settings.repairToolNames
+				? contained(() => renameLeakedToolNames(event.message, pi.getActiveTools()))
+				: undefined;
+			for (const call of renamed?.renamed ?? []) {
+				contained(() =>
+					feedback.bind(call.toolCallId, call.to, renameFeedback(call, settings.policyProfile, model.id)),
+				);
+			}
+			const named = (renamed?.message ?? event.message) as typeof event.message;
+			const rescued = rescueMalformedArguments(named, {
 				isWrapped: (name) => isBuiltinToolName(name) && overrides.repairer(name) !== undefined,
 				repair: (name, input) => {
 					const repairer = overrides.repairer(name);
@@ -168,9 +193,10 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 				onUnrescued: (args) => deps.unrescued.add(args),
 				model: ctx.model,
 			});
-			const current = rescued ?? event.message;
+			const current = rescued ?? named;
 			const promoted = contained(() => grammarLeaks(current));
-			const final = promoted?.message ?? rescued;
+			contained(() => silentStops.noteAssistantMessage(current, promoted?.message ?? current));
+			const final = promoted?.message ?? rescued ?? renamed?.message;
 			if (final === undefined) return undefined;
 			showTally(ctx);
 			return { message: final as typeof event.message };

@@ -78,7 +78,8 @@ function matchesAnyType(types: readonly unknown[], value: unknown): boolean {
 	return false;
 }
 
-function jsonTypeMatches(type: unknown, value: unknown): boolean {
+/** True when `value` has the JSON type named by `type`. */
+export function jsonTypeMatches(type: unknown, value: unknown): boolean {
 	switch (type) {
 		case "string":
 			return typeof value === "string";

@@ -120,6 +120,12 @@ export const SETTING_ROWS: readonly SettingRow[] = [
 		label: "Grammar allowed tools",
 		description: "Tools a leaked call may become; empty means the active tools. Enter edits the list.",
 	},
+	{
+		key: "repairToolNames",
+		label: "Repair tool names",
+		description: "Rename a call to a tool that does not exist when exactly one active tool matches its cleaned name.",
+		values: BOOLEAN_VALUES,
+	},
 ];
 
 /** A setting's value as the menus show it: the file's spelling, or the tool list. */
@@ -138,7 +144,7 @@ export function applySetting(settings: RepairDisplaySettings, key: SettingKey, v
 		// A new profile brings its own grammar behaviour; the override starts over.
 		return { ...settings, policyProfile, grammarRecovery: PROFILE_GRAMMAR_DEFAULT[policyProfile] };
 	}
-	if (key === "showIndicator" || key === "showNotes") return { ...settings, [key]: value === "true" };
+	if (row.values === BOOLEAN_VALUES) return { ...settings, [key]: value === "true" };
 	return { ...settings, [key]: value };
 }
 

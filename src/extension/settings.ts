@@ -41,9 +41,10 @@ export const DEFAULT_DISPLAY_SETTINGS: Readonly<RepairDisplaySettings> = Object.
 	grammarAllowedTools: Object.freeze([]) as unknown as string[],
 	policyProfile: "adaptive",
 	unknownGrammarText: "preserve",
+	repairToolNames: false,
 });
 
-/** The six keys in the order they are written to disk. */
+/** The keys in the order they are written to disk. */
 export const SETTINGS_KEYS = [
 	"showIndicator",
 	"showNotes",
@@ -51,6 +52,7 @@ export const SETTINGS_KEYS = [
 	"grammarAllowedTools",
 	"policyProfile",
 	"unknownGrammarText",
+	"repairToolNames",
 ] as const satisfies readonly (keyof RepairDisplaySettings)[];
 
 export const POLICY_PROFILES: readonly RepairPolicyProfile[] = ["conservative", "adaptive", "recover"];
@@ -127,6 +129,7 @@ export function settingsFromObject(stored: Record<string, unknown>): {
 	const unknownText = pick("unknownGrammarText", isOneOf(UNKNOWN_TEXT_POLICIES));
 	const storedGrammar = pick("grammarRecovery", isOneOf(GRAMMAR_MODES));
 	const storedProfile = pick("policyProfile", isOneOf(POLICY_PROFILES));
+	const repairToolNames = pick("repairToolNames", isBoolean);
 	// A 0.2 file that opted into promotion keeps promoting: its profile becomes `recover`.
 	const policyProfile = storedProfile ?? (storedGrammar === "recover" ? "recover" : "adaptive");
 	const grammarRecovery = storedGrammar ?? PROFILE_GRAMMAR_DEFAULT[policyProfile];
@@ -138,6 +141,7 @@ export function settingsFromObject(stored: Record<string, unknown>): {
 			grammarAllowedTools: allowed ? [...allowed] : [],
 			policyProfile,
 			unknownGrammarText: unknownText ?? DEFAULT_DISPLAY_SETTINGS.unknownGrammarText,
+			repairToolNames: repairToolNames ?? DEFAULT_DISPLAY_SETTINGS.repairToolNames,
 		},
 		rejected,
 	};
@@ -162,7 +166,7 @@ export function saveDisplaySettings(settings: RepairDisplaySettings, path?: stri
 
 /**
  * Saves and reports the failure instead of throwing: `undefined` on success,
- * else one short line. The six fields come first in their fixed order, then
+ * else one short line. Our fields come first in their fixed order, then
  * any keys a user or a newer version put in the file, unchanged.
  */
 export function trySaveDisplaySettings(
@@ -245,6 +249,7 @@ function pickSettings(settings: RepairDisplaySettings): RepairDisplaySettings {
 		grammarAllowedTools: [...settings.grammarAllowedTools],
 		policyProfile: settings.policyProfile,
 		unknownGrammarText: settings.unknownGrammarText,
+		repairToolNames: settings.repairToolNames,
 	};
 }
 

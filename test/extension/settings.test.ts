@@ -72,6 +72,7 @@ const sample: RepairDisplaySettings = {
 	grammarAllowedTools: ["read", "bash"],
 	policyProfile: "conservative",
 	unknownGrammarText: "strip",
+	repairToolNames: true,
 };
 
 describe("defaults", () => {
@@ -83,6 +84,7 @@ describe("defaults", () => {
 			grammarAllowedTools: [],
 			policyProfile: "adaptive",
 			unknownGrammarText: "preserve",
+			repairToolNames: false,
 		});
 		expect(loadDisplaySettings(join(dir, "missing.json"))).toEqual(DEFAULT_DISPLAY_SETTINGS);
 	});
@@ -226,6 +228,7 @@ describe("per-field validation", () => {
 				grammarAllowedTools: ["read"],
 				policyProfile: "recover",
 				unknownGrammarText: "STRIP",
+				repairToolNames: "on",
 			}),
 		);
 		const loaded = loadDisplaySettingsWithDiagnostics(file);
@@ -236,8 +239,10 @@ describe("per-field validation", () => {
 			grammarAllowedTools: ["read"],
 			policyProfile: "recover",
 			unknownGrammarText: "preserve",
+			repairToolNames: false,
 		});
 		expect(loaded.warning).toContain("showIndicator");
+		expect(loaded.warning).toContain("repairToolNames");
 		expect(loaded.warning).toContain("grammarRecovery");
 		expect(loaded.warning).toContain("unknownGrammarText");
 		expect(loaded.warning).not.toContain("showNotes");
@@ -391,7 +396,7 @@ describe("grammarAllowedTools against the tools pi knows", () => {
 });
 
 describe("saving", () => {
-	it("writes all six fields in order with tab indent and a trailing newline", () => {
+	it("writes all its fields in order with tab indent and a trailing newline", () => {
 		saveDisplaySettings(sample, file);
 		expect(readFileSync(file, "utf8")).toBe(`${JSON.stringify(sample, null, "\t")}\n`);
 		expect(Object.keys(JSON.parse(readFileSync(file, "utf8")))).toEqual([
@@ -401,6 +406,7 @@ describe("saving", () => {
 			"grammarAllowedTools",
 			"policyProfile",
 			"unknownGrammarText",
+			"repairToolNames",
 		]);
 	});
 
@@ -415,7 +421,7 @@ describe("saving", () => {
 		expect(loadDisplaySettings(file)).toEqual(sample);
 	});
 
-	it("keeps keys it does not know, with their values, after its own six", () => {
+	it("keeps keys it does not know, with their values, after its own", () => {
 		writeFileSync(
 			file,
 			JSON.stringify({ futureOption: { level: 3 }, showNotes: false, note: "my own remark", showIndicator: true }),
@@ -431,6 +437,7 @@ describe("saving", () => {
 			"grammarAllowedTools",
 			"policyProfile",
 			"unknownGrammarText",
+			"repairToolNames",
 			"futureOption",
 			"note",
 		]);
@@ -481,7 +488,7 @@ describe("saving", () => {
 		const text = readFileSync(file, "utf8");
 		expect(text).toContain('"__proto__": {');
 		const written = JSON.parse(text);
-		expect(Object.keys(written).slice(6)).toEqual(["__proto__", "constructor"]);
+		expect(Object.keys(written).slice(SETTINGS_KEYS.length)).toEqual(["__proto__", "constructor"]);
 		expect(Object.getOwnPropertyDescriptor(written, "__proto__")?.value).toEqual({ polluted: true });
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 	});

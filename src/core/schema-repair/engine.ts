@@ -94,7 +94,7 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 		if (typeof note === "string" && note !== "") changes.push({ ruleId: repair.name, note });
 	}
 
-	const context: RuleContext = { toolName, fieldAliases: config.fieldAliases ?? {} };
+	const context: RuleContext = { toolName, fieldAliases: config.fieldAliases ?? {}, schema };
 	// Until something changes, the working copy equals the value the failure record described:
 	// reuse those issues instead of asking the (slow, uncompiled) error walk again.
 	const unchanged = changes.length;

@@ -12,13 +12,17 @@ function fire(site: IssueSite): { id: string; note: string } | undefined {
 }
 
 describe("the rule table", () => {
-	it("has the six rules in contract order", () => {
+	it("has the original six rules in contract order, the late-2026 shape rules before wrapping", () => {
 		expect(ISSUE_RULES.map((rule) => rule.id)).toEqual([
 			"renameAliasedField",
 			"dropNullOrUndefinedField",
 			"dropEmptyObjectPlaceholder",
 			"parseJsonStringifiedArray",
 			"parseJsonStringifiedObject",
+			"parseJsonWithRawControlCharacters",
+			"unwrapSameNameWrapper",
+			"unwrapSingletonArray",
+			"rebuildFlattenedKeys",
 			"wrapBareStringAsArray",
 		]);
 	});
