@@ -27,8 +27,9 @@
  * extension's `session_start`) and `before_agent_start` survey again and
  * register the overrides pi still owns for the session's cwd; `tool_call` binds each repair
  * to its call ID; `tool_result` attaches the notes; `turn_end` drops repairs
- * of calls that never ran; `message_end` runs the malformed-JSON rescue, the
- * schema repair of other owners' calls, then the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
+ * of calls that never ran and continues a silent stop once; `message_end` runs the
+ * tool-name repair (when on), the malformed-JSON rescue, the schema repair of other
+ * owners' calls, then the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
  * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session.
  *
  * Usage:
@@ -41,6 +42,7 @@ import { BuiltinOverrides } from "./extension/builtin-overrides.ts";
 import { decideNestedCall, registerRepairingCodemode } from "./extension/codemode-repair.ts";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
 import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from "./extension/composition-settings.ts";
+import { SilentStopGuard } from "./extension/continuation.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
@@ -52,8 +54,10 @@ import {
 	defaultDisplaySettings,
 	loadDisplaySettingsWithDiagnostics,
 	trySaveDisplaySettings,
+	unknownAllowedTools,
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
+import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/tool-names.ts";
 import { ForeignOwners, foreignOwnerLine, surveyBuiltinOwners } from "./extension/tool-owners.ts";
 import type { RepairDisplaySettings, SettingsHost } from "./extension/types.ts";
 
@@ -81,12 +85,14 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	/** Whether pi's codemode tool was re-registered with repairing nested calls. */
 	let codemodeRepaired = false;
 
+	// Warnings raised between events (a telemetry file refused) go to the UI of the latest session, else stderr.
+	let warningContext: ExtensionContext | undefined;
 	const model = new ModelTracker();
 	const feedback = new RepairFeedbackHub({ appendEntry: (type, data) => pi.appendEntry(type, data) });
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model,
-		telemetry: createTelemetryRecorder(),
+		telemetry: createTelemetryRecorder({ warn: (text) => showSettingsWarning(warningContext, text) }),
 		feedback,
 		failures: new RepeatFailureTracker(),
 	};
@@ -117,7 +123,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		}
 		for (const fresh of foreignOwners.update(survey.foreign)) showSettingsWarning(ctx, foreignOwnerLine(fresh));
 	};
-	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.repairCount, settings);
+	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.tally, settings);
 	const grammarLeaks = createGrammarLeakHandler({
 		settings: () => settings,
 		modelId: () => model.id,
@@ -125,6 +131,12 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		toolSchemas: () => toolSchemas(pi),
 		telemetry: deps.telemetry,
 		onPromoted: (toolCallId, toolName, promoted) => feedback.bind(toolCallId, toolName, promoted),
+	});
+	const silentStops = new SilentStopGuard({
+		settings: () => settings,
+		modelId: () => model.id,
+		activeTools: () => pi.getActiveTools(),
+		toolSchemas: () => toolSchemas(pi),
 	});
 	const settingsHost: SettingsHost = {
 		current: () => settings,
@@ -147,12 +159,23 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	};
 
 	pi.on("session_start", (_event, ctx) => {
+		warningContext = ctx;
+		silentStops.reset();
 		contained(() => model.fromContext(ctx));
 		contained(() => composeOwners(ctx, false));
 		contained(() => feedback.restore(ctx.sessionManager.getEntries()));
 		contained(() => showTally(ctx));
 		for (const warning of settingsWarnings) contained(() => showSettingsWarning(ctx, warning));
 		settingsWarnings = [];
+		contained(() =>
+			showSettingsWarning(
+				ctx,
+				unknownAllowedTools(
+					settings.grammarAllowedTools,
+					pi.getAllTools().map((tool) => tool.name),
+				),
+			),
+		);
 	});
 
 	// Runs after every extension's session_start, so an owner that registers its tool there is seen first.
@@ -186,8 +209,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		}),
 	);
 
-	pi.on("turn_end", () => {
+	pi.on("turn_end", (event) => {
 		contained(() => feedback.endTurn());
+		return contained(() => silentStops.onTurnEnd(event));
 	});
 
 	pi.on("session_shutdown", () => {
@@ -195,19 +219,35 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			feedback.clear();
 			deps.failures.clear();
 			foreignOwners.clear();
+			silentStops.reset();
 		});
 	});
 
 	pi.on("message_end", (event, ctx) =>
 		contained(() => {
+			if (event.message.role === "toolResult" && settings.repairToolNames) {
+				const listed = withAvailableTools(event.message, pi.getActiveTools());
+				return listed === undefined ? undefined : { message: listed as typeof event.message };
+			}
 			if (event.message.role !== "assistant") return undefined;
-			// The malformed-JSON rescue, then other owners' calls, then grammar leaks on the result.
+			// Names first (so the rescue repairs against the right tool), then the malformed-JSON rescue,
+			// then other owners' calls, then grammar leaks on the result.
+			const renamed = settings.repairToolNames
+				? contained(() => renameLeakedToolNames(event.message, pi.getActiveTools()))
+				: undefined;
+			for (const call of renamed?.renamed ?? []) {
+				contained(() =>
+					feedback.bind(call.toolCallId, call.to, renameFeedback(call, settings.policyProfile, model.id)),
+				);
+			}
+			const named = (renamed?.message ?? event.message) as typeof event.message;
 			const target = targets.forMessage();
-			const rescued = rescueMalformedArguments(event.message, rescueDepsFor(target, feedback));
-			const repaired = repairToolCalls(rescued ?? event.message, target, feedback) ?? rescued;
-			const current = repaired ?? event.message;
+			const rescued = rescueMalformedArguments(named, rescueDepsFor(target, feedback, ctx.model));
+			const repaired = repairToolCalls(rescued ?? named, target, feedback) ?? rescued;
+			const current = repaired ?? named;
 			const promoted = contained(() => grammarLeaks(current));
-			const final = promoted?.message ?? repaired;
+			contained(() => silentStops.noteAssistantMessage(current, promoted?.message ?? current));
+			const final = promoted?.message ?? repaired ?? renamed?.message;
 			if (final === undefined) return undefined;
 			showTally(ctx);
 			return { message: final as typeof event.message };

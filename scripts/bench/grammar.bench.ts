@@ -1,6 +1,7 @@
 /**
  * Grammar-leak parsing speed: `parseToolGrammarLeaks` over prose, prose with
- * a leaked call every ~10 KB (cycling through all twelve families), and
+ * a leaked call every ~10 KB (cycling through every family and the late-2026
+ * dialects: DeepSeek V4.1 DSML, MiniMax M3 elements, Llama 4 blocks), and
  * markdown full of fenced code blocks, at 10 KB, 100 KB and 1 MB, with MB/s
  * and the scaling exponent of each size step (1.0 = linear). Then every
  * family step on 1 MB adversarial inputs. Targets: exponent <= 1.1 at every
@@ -91,6 +92,10 @@ const LEAKS: readonly string[] = [
 	'<function_calls>\nread(path="a.md")\n</function_calls>',
 	'<|start|>assistant<|channel|>commentary to=functions.read <|constrain|>json<|message|>{"path":"a.md"}<|call|>',
 	'<|tool_call>call:read{path:<|"|>a.md<|"|>}<tool_call|>',
+	'<|open|>tools<|sep|><|open|>call tool="read" index="1"<|sep|><|open|>argument key="path" type="string"<|sep|>a.md<|close|>argument<|sep|><|open|>argument key="limit" type="number"<|sep|>5<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
+	`<${BAR}${BAR}DSML${BAR}${BAR} calls>\n<${BAR}${BAR}DSML${BAR}${BAR} invoke name="read">\n<${BAR}${BAR}DSML${BAR}${BAR} parameter name="path" string="true">a.md</${BAR}${BAR}DSML${BAR}${BAR} parameter>\n</${BAR}${BAR}DSML${BAR}${BAR} invoke>\n</${BAR}${BAR}DSML${BAR}${BAR} calls>`,
+	']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="read">\n]<]minimax[>[<path>a.md]<]minimax[>[</path>\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>',
+	'<|python_start|>[read(path="a.md")]<|python_end|>',
 ];
 
 /** Exactly `size` characters: ~10 KB chunks of prose, each followed by one complete leak (never cut). */
@@ -190,6 +195,11 @@ const adversarial: ReadonlyArray<readonly [string, string]> = [
 	["f( per line", fill("f(\n")],
 	["dsml openers", fill(`<${BAR}DSML${BAR}tool_calls><${BAR}DSML${BAR}invoke name="a">`)],
 	["<tool_call> openers", fill("<tool_call><function=a><parameter=b>")],
+	[
+		"xtml openers",
+		fill('<|open|>tools<|sep|><|open|>call tool="a"<|sep|><|open|>argument key="b" type="string"<|sep|>'),
+	],
+	["m3 elements", fill('<invoke name="a"><b><c>')],
 ];
 const advRows: string[][] = [];
 for (const [label, text] of adversarial) {

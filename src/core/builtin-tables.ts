@@ -1,5 +1,5 @@
 /**
- * The repair tables of pi's eight built-in tools (core-contract §5): alias
+ * The repair tables of pi's eight built-in tools: alias
  * lists, model-family gates, the stage-4 preprocessors and the legacy engine
  * configs. `powershell` shares bash's tables. Data only; the behaviour lives
  * in the preprocessing stage and the schema-repair engine.
@@ -101,10 +101,18 @@ const pathAlias = (aliases: readonly string[]): Preprocessor => ({
 const pathCleanup: Preprocessor = { kind: "filesystem-path", selector: "/path" };
 const pathAnchors: Preprocessor = { kind: "anchor-bleed", selector: "/path", modelFamilies: ANCHOR_BLEED_MODELS };
 const rootTokens: Preprocessor = { kind: "grammar-tokens", selector: "", modelFamilies: GRAMMAR_TOKEN_MODELS };
+// Token cleanup fixes keys around content, never the content: file text, edit texts and commands keep every byte.
+const contentTokens = (selector: "" | "/edits/*", contentKeys: readonly string[]): Preprocessor => ({
+	kind: "grammar-tokens",
+	selector,
+	modelFamilies: GRAMMAR_TOKEN_MODELS,
+	contentKeys,
+});
+const EDIT_TEXT_KEYS = ["oldText", "newText", ...OLD_TEXT_ALIASES, ...NEW_TEXT_ALIASES];
 
 const SHELL_PREPROCESSORS: readonly Preprocessor[] = [
 	{ kind: "alias", selector: "/command", aliases: COMMAND_ALIASES, accepts: "string" },
-	rootTokens,
+	contentTokens("", ["command", ...COMMAND_ALIASES]),
 ];
 
 export const PIPELINE_PREPROCESSORS: Readonly<Record<BuiltinToolName, readonly Preprocessor[]>> = {
@@ -118,8 +126,8 @@ export const PIPELINE_PREPROCESSORS: Readonly<Record<BuiltinToolName, readonly P
 		{ kind: "alias", selector: "/edits/*/newText", aliases: NEW_TEXT_ALIASES, accepts: "string" },
 		pathCleanup,
 		pathAnchors,
-		rootTokens,
-		{ kind: "grammar-tokens", selector: "/edits/*", modelFamilies: GRAMMAR_TOKEN_MODELS },
+		contentTokens("", EDIT_TEXT_KEYS),
+		contentTokens("/edits/*", EDIT_TEXT_KEYS),
 		{ kind: "structural", selector: "", ruleId: "foldFlatEditFields", apply: foldFlatEditFieldsPreprocessor },
 	],
 	write: [
@@ -127,7 +135,7 @@ export const PIPELINE_PREPROCESSORS: Readonly<Record<BuiltinToolName, readonly P
 		{ kind: "alias", selector: "/content", aliases: CONTENT_ALIASES, accepts: "string" },
 		pathCleanup,
 		pathAnchors,
-		rootTokens,
+		contentTokens("", ["content", ...CONTENT_ALIASES]),
 	],
 	grep: [
 		{ kind: "alias", selector: "/pattern", aliases: GREP_PATTERN_ALIASES, accepts: "string" },

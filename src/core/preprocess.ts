@@ -13,6 +13,8 @@
  * reference, and when nothing changes the input itself comes back.
  */
 import { cloneJson, defineOwn, isRecord, jsonEqual } from "./clone.ts";
+import { decimalText, numberFromDecimalText } from "./convert.ts";
+import { readsAsListLiteral } from "./list-literal.ts";
 import { unwrapMarkdownAutoLinks } from "./markdown-links.ts";
 import { parseSelector, resolveSegments } from "./selectors.ts";
 import type {
@@ -273,13 +275,13 @@ function fieldTransform(preprocessor: FieldPreprocessor): Transform | undefined 
 		case "filesystem-path-array":
 			return unwrapPathArray;
 		case "string-or-array":
-			return (value) => (typeof value === "string" ? [value] : value);
+			return (value) => (typeof value === "string" && !readsAsListLiteral(value) ? [value] : value);
 		case "scalar":
 			return scalarTransform(preprocessor.scalarType);
 		case "anchor-bleed":
 			return (value) => (typeof value === "string" ? stripAnchors(value) : value);
 		case "grammar-tokens":
-			return stripGrammarTokens;
+			return (value) => stripGrammarTokens(value, preprocessor.contentKeys ?? []);
 		case "glob":
 			return undefined; // recognised, and deliberately a no-op
 		default:
@@ -306,15 +308,12 @@ function unwrapPathArray(value: unknown): unknown {
 function scalarTransform(scalarType: FieldPreprocessor["scalarType"]): Transform | undefined {
 	switch (scalarType) {
 		case "string":
-			return (value) => (typeof value === "number" || typeof value === "boolean" ? String(value) : value);
+			// An owner asked for text here; a number still becomes only its exact decimal text.
+			return (value) =>
+				typeof value === "number" ? (decimalText(value) ?? value) : typeof value === "boolean" ? String(value) : value;
 		case "number":
-			return (value) => {
-				if (typeof value !== "string" || value.trim() === "") {
-					return value;
-				}
-				const number = Number(value);
-				return Number.isFinite(number) ? number : value;
-			};
+			// Only decimal number text is a number: `"0x10"`, `"1e3"` and `" 5 "` would be guesses.
+			return (value) => (typeof value === "string" ? (numberFromDecimalText(value) ?? value) : value);
 		case "boolean":
 			return (value) => {
 				if (typeof value !== "string" || value.length > 5) {
@@ -328,17 +327,31 @@ function scalarTransform(scalarType: FieldPreprocessor["scalarType"]): Transform
 	}
 }
 
-/** Removes every leading `^` and every trailing `$`; inner anchors stay. */
+/**
+ * Removes every leading `^`, and the trailing `$` run only when a leading `^`
+ * was there to pair with it and the `$` does not end a Windows share name
+ * (`C$`, `\\server\c$`); inner anchors stay.
+ */
 function stripAnchors(value: string): string {
 	let start = 0;
 	let end = value.length;
 	while (start < end && value[start] === "^") {
 		start++;
 	}
-	while (end > start && value[end - 1] === "$") {
-		end--;
+	if (start > 0) {
+		while (end > start && value[end - 1] === "$") {
+			end--;
+		}
+		if (end < value.length && endsShareName(value.slice(start, end), value.length - end)) {
+			end = value.length;
+		}
 	}
 	return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+// A lone drive letter and one `$` is a drive share (`C$`); in a UNC path a `$` ends a hidden share name.
+function endsShareName(body: string, dollars: number): boolean {
+	return (dollars === 1 && /^[A-Za-z]$/.test(body)) || body.startsWith("\\\\") || body.startsWith("//");
 }
 
 const OPENING_TOKENS = ["<arg_key>", "<arg_value>"] as const;
@@ -378,10 +391,12 @@ export function stripTokenLeak(text: string, isKey: boolean): string {
 
 /**
  * Token cleanup for a string, or for a record's keys and string values. A
- * record is rebuilt with a null prototype only when a key changed (cleaned
- * keys that collide keep the later value); value-only changes copy it.
+ * value under a content key (judged by its cleaned key) is content and keeps
+ * every character. A record is rebuilt with a null prototype only when a key
+ * changed (cleaned keys that collide keep the later value); value-only
+ * changes copy it.
  */
-function stripGrammarTokens(value: unknown): unknown {
+function stripGrammarTokens(value: unknown, contentKeys: readonly string[]): unknown {
 	if (typeof value === "string") {
 		return stripTokenLeak(value, false);
 	}
@@ -389,21 +404,19 @@ function stripGrammarTokens(value: unknown): unknown {
 		return value;
 	}
 	const keys = Object.keys(value);
-	let keyChanged = false;
-	let valueChanged = false;
-	for (const key of keys) {
-		keyChanged ||= stripTokenLeak(key, true) !== key;
+	const cleanedKeys = keys.map((key) => stripTokenLeak(key, true));
+	const cleanedValues = keys.map((key, index) => {
 		const item = value[key];
-		valueChanged ||= typeof item === "string" && stripTokenLeak(item, false) !== item;
-	}
+		return typeof item === "string" && !contentKeys.includes(cleanedKeys[index]!) ? stripTokenLeak(item, false) : item;
+	});
+	const keyChanged = cleanedKeys.some((key, index) => key !== keys[index]);
+	const valueChanged = cleanedValues.some((item, index) => item !== value[keys[index]!]);
 	if (!keyChanged && !valueChanged) {
 		return value;
 	}
 	const rebuilt: Record<string, unknown> = keyChanged ? Object.create(null) : shallowCopy(value);
-	for (const key of keys) {
-		const item = value[key];
-		const cleaned = typeof item === "string" ? stripTokenLeak(item, false) : item;
-		defineOwn(rebuilt, keyChanged ? stripTokenLeak(key, true) : key, cleaned);
+	for (let index = 0; index < keys.length; index++) {
+		defineOwn(rebuilt, cleanedKeys[index]!, cleanedValues[index]);
 	}
 	return rebuilt;
 }

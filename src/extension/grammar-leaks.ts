@@ -1,6 +1,6 @@
 /**
- * The extension's `message_end` grammar-leak handler (extension-contract
- * §2.2), as a factory over injected dependencies so it is pure logic and
+ * The extension's `message_end` grammar-leak handler, as a factory over
+ * injected dependencies so it is pure logic and
  * testable without pi: the extension passes its live settings, the current
  * model id, the active tool names and schemas, its telemetry recorder and an
  * `onPromoted` hook that ties each promoted call to the lifecycle, the
@@ -10,6 +10,11 @@
  * loop's message, so promoted `toolCall` parts run this turn and go through
  * the same argument repair as any call), otherwise `undefined`. Never throws:
  * any failure means "leave the message alone".
+ *
+ * Under the `strip` setting, and for unknown tools under
+ * `unknownGrammarText: "strip"`, only sentinel-framed markup leaves the text
+ * (the rule lives in `recoverGrammarLeaks`): bare JSON, `name(arg=…)` lines
+ * and anything quoted are the assistant's words and stay.
  */
 import type { RepairFeedback } from "../core/types.ts";
 import { modelLeaksGrammar } from "../grammar/models.ts";

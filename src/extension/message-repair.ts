@@ -130,6 +130,7 @@ export class CallTargets {
 export function rescueDepsFor(
 	target: (toolName: string) => CallTarget | undefined,
 	feedback: RepairFeedbackHub,
+	model: RescueDeps["model"],
 ): RescueDeps {
 	const repairer = (name: string): ToolRepairer => {
 		const found = target(name);
@@ -146,6 +147,7 @@ export function rescueDepsFor(
 		},
 		// pi refuses the call with the model's own text; every shim (ours, an adapted tool's) hands it over unchanged.
 		onUnrescued: (args) => markArgumentsRefused(args),
+		model,
 	};
 }
 

@@ -19,6 +19,8 @@ export interface RepairDisplaySettings {
 	policyProfile: RepairPolicyProfile;
 	/** Default "preserve". */
 	unknownGrammarText: UnknownGrammarTextPolicy;
+	/** Default false. Renames a call to an unknown tool when exactly one active tool matches its cleaned name. */
+	repairToolNames: boolean;
 }
 
 /** A tool-channel repair outcome (record type A). */

@@ -43,7 +43,7 @@ function enabledSet(grammars: Iterable<GrammarName> | undefined): Set<GrammarNam
 export function detectGrammarLeaks(text: string, grammars?: Iterable<GrammarName>): GrammarCandidate[] {
 	if (typeof text !== "string" || text === "") return [];
 	const context = createScanContext(text, enabledSet(grammars));
-	return selectCandidates(collectCandidates(context));
+	return selectCandidates(collectCandidates(context), text);
 }
 
 /** The calls written as text in `text`: no gates, no stripping; strip-only markers are left out. */

@@ -1,5 +1,5 @@
 /**
- * Range removal (extension-contract §2.7): cut the kept candidate ranges out
+ * Range removal: cut the removed candidate ranges out
  * of a part's text, then tidy the whole result: spaces/tabs before a newline
  * go, runs of three or more newlines become two, and the ends are trimmed.
  * Only parts that had a range removed are tidied (callers decide that).
@@ -73,12 +73,12 @@ export function capNewlineRuns(text: string): string {
 	return out.join("");
 }
 
-/** The §2.7 tidy-up, in the original order: spaces before newlines first, then newline runs. */
+/** The tidy-up, in the original order: spaces before newlines first, then newline runs. */
 export function tidyWhitespace(text: string): string {
 	return capNewlineRuns(dropSpaceBeforeNewlines(text));
 }
 
-/** §2.7 in full: cut, tidy, trim. */
+/** Removal in full: cut, tidy, trim. */
 export function removeRanges(text: string, ranges: readonly TextRange[]): string {
 	return tidyWhitespace(cutRanges(text, ranges)).trim();
 }

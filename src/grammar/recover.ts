@@ -1,26 +1,35 @@
 /**
- * The `recoverGrammarLeaks` driver (extension-contract §2.3–§2.4, §2.8–§2.9a,
- * with decisions §4.4–§4.5).
+ * The `recoverGrammarLeaks` driver.
  *
  * Per scannable part (`text`, `thinking`): detect, then — outside `observe` —
  * strip the kept ranges and collect the calls that may run. Promotion appends
  * real `toolCall` parts and turns `stopReason` into `"toolUse"` only when
  * every gate holds: mode `recover`, assistant role, original stop reason
  * `"stop"`, no real tool call present, an allowed tool name, at least one
- * argument key, not strip-only, not fenced (dropped at detection).
+ * argument key, not strip-only, not quoted (dropped at detection).
  *
- * Reasoning is never acted on (decisions §4.5): candidates in `thinking`
- * parts, inside `<think>…</think>` spans of text parts, or flagged
- * `reasoning` by their family are counted as detected and otherwise left
- * alone — neither stripped nor promoted.
+ * Reasoning is never acted on: candidates in `thinking` parts, inside
+ * reasoning spans of text parts (`<think>`, `<think …>`, `<thinking>`, any
+ * case, nested, unclosed, or before a lone closer), or flagged `reasoning` by
+ * their family are counted as detected and otherwise left alone — neither
+ * stripped nor promoted.
+ *
+ * One message never runs the same call twice: a call with the same name and
+ * arguments (key order aside) as one already promoted is stripped, not run;
+ * past {@link MAX_PROMOTED_CALLS_PER_MESSAGE} promotions the rest are stripped
+ * too. Stripping removes only sentinel-framed markup (`isSentinelFramed`); a
+ * call written without a sentinel (bare JSON, a `name(arg=…)` line) leaves the
+ * text only by becoming a call.
  *
  * Never throws and never mutates the input: a failure returns the unchanged
  * result; changed parts and the message are shallow copies.
  */
+import { stableSerialize } from "../core/stable-serialize.ts";
 import { detectGrammarLeaks } from "./parse.ts";
 import { removeRanges } from "./ranges.ts";
-import { allIndexesOf, CaselessText } from "./scan.ts";
+import { allIndexesOf, CaselessText, indexOfBefore, isWhitespace } from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
+import { isSentinelFramed } from "./select.ts";
 import type {
 	GrammarCandidate,
 	GrammarName,
@@ -48,34 +57,63 @@ function unchangedResult(message: MinimalAssistantMessage): GrammarRecoveryResul
 	};
 }
 
-/** The `<think>…</think>` spans of a text part; an unclosed opener runs to the end, a lone closer covers what precedes it. */
-export function thinkSpans(text: string): Array<{ start: number; end: number }> {
-	if (!/think>/i.test(text)) return [];
-	const lower = new CaselessText(text);
-	const openers = allIndexesOf(lower, "<think>");
-	const closers = allIndexesOf(lower, "</think>");
-	const spans: Array<{ start: number; end: number }> = [];
-	let o = 0;
-	let c = 0;
-	let pos = 0;
-	if (closers.length > 0 && (openers.length === 0 || (closers[0] ?? 0) < (openers[0] ?? 0))) {
-		const end = (closers[0] ?? 0) + "</think>".length;
-		spans.push({ start: 0, end });
-		pos = end;
+/**
+ * The most calls one message may promote. A real turn seldom makes more than
+ * a handful; text holding dozens of calls is more likely a pasted log than a
+ * request, and each promoted call runs with the user's permissions.
+ */
+export const MAX_PROMOTED_CALLS_PER_MESSAGE = 16;
+
+interface ReasoningTag {
+	at: number;
+	end: number;
+	closing: boolean;
+}
+
+/** The `<think…`/`</think…` tags of a text: `think` or `thinking`, any case, then `>`, whitespace or the end. */
+function reasoningTags(lower: CaselessText): ReasoningTag[] {
+	const tags: ReasoningTag[] = [];
+	for (const closing of [false, true]) {
+		const needle = closing ? "</think" : "<think";
+		for (const at of allIndexesOf(lower, needle)) {
+			let name = at + needle.length;
+			if (lower.startsWith("ing", name)) name += 3;
+			if (name < lower.length && lower.charCodeAt(name) !== 62 && !isWhitespace(lower.charCodeAt(name))) continue;
+			tags.push({ at, end: name, closing });
+		}
 	}
-	while (o < openers.length) {
-		const start = openers[o] ?? 0;
-		if (start < pos) {
-			o++;
+	return tags.sort((a, b) => a.at - b.at);
+}
+
+/**
+ * The reasoning spans of a text part, sorted and disjoint: from an outermost
+ * opener to the closer that balances it (nesting counted), an unclosed opener
+ * to the end, and a lone closer over everything before it.
+ */
+export function thinkSpans(text: string): Array<{ start: number; end: number }> {
+	const lower = new CaselessText(text);
+	if (lower.indexOf("<think") === -1 && lower.indexOf("</think") === -1) return [];
+	let spans: Array<{ start: number; end: number }> = [];
+	let depth = 0;
+	let start = 0;
+	for (const tag of reasoningTags(lower)) {
+		if (!tag.closing) {
+			if (depth === 0) start = tag.at;
+			depth++;
 			continue;
 		}
-		while (c < closers.length && (closers[c] ?? 0) < start) c++;
-		const close = closers[c];
-		const end = close === undefined ? text.length : close + "</think>".length;
-		spans.push({ start, end });
-		pos = end;
-		o++;
+		// A closer's `>` is looked for only a short way on, so many unfinished closers stay linear.
+		const close = indexOfBefore(text, ">", tag.end, tag.end + 64);
+		const end = close === -1 ? tag.end : close + 1;
+		if (depth === 0) {
+			// A lone closer: everything before it was reasoning, whatever spans came earlier.
+			spans = [{ start: 0, end }];
+			continue;
+		}
+		depth--;
+		if (depth === 0) spans.push({ start, end });
 	}
+	if (depth > 0) spans.push({ start, end: text.length });
 	return spans;
 }
 
@@ -125,12 +163,14 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 	const existingToolCalls = message.content.filter(
 		(part) => part !== null && typeof part === "object" && part.type === "toolCall" && typeof part.name === "string",
 	);
+	const canPromote = options.mode === "recover" && existingToolCalls.length === 0 && message.stopReason === "stop";
 	const detectedGrammars = new Set<GrammarName>();
 	const strippedGrammars = new Set<GrammarName>();
 	let detectedRanges = 0;
 	let strippedRanges = 0;
 	let changed = false;
 	const collected: RecoveredToolCall[] = [];
+	const promotedKeys = new Set<string>();
 	const content: Part[] = [];
 
 	for (const part of message.content) {
@@ -158,31 +198,40 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 				!overlapsAny(candidate, spans) &&
 				(candidate.stripOnly === true || isAllowed(candidate.name) || stripUnknown),
 		);
-		if (kept.length === 0) {
+		const removed: GrammarCandidate[] = [];
+		for (const candidate of kept) {
+			const promoted = canPromote && promote(candidate);
+			if (!promoted && !isSentinelFramed(partText, candidate)) continue;
+			removed.push(candidate);
+			strippedGrammars.add(candidate.grammar);
+		}
+		if (removed.length === 0) {
 			content.push(part);
 			continue;
 		}
-		strippedRanges += kept.length;
+		strippedRanges += removed.length;
 		changed = true;
-		for (const candidate of kept) {
-			strippedGrammars.add(candidate.grammar);
-			if (candidate.stripOnly || !isAllowed(candidate.name)) continue;
-			if (Object.keys(candidate.arguments).length === 0) continue;
-			const schema = options.toolSchemas?.get(candidate.name);
-			const args =
-				schema === undefined
-					? candidate.arguments
-					: typeArgumentsFromSchema(candidate.arguments, schema, candidate.rawArguments);
-			collected.push({ name: candidate.name, arguments: args, grammar: candidate.grammar });
-		}
-		content.push({ ...part, [field]: removeRanges(partText, kept) });
+		content.push({ ...part, [field]: removeRanges(partText, removed) });
 	}
 
-	const shouldRecover =
-		options.mode === "recover" &&
-		existingToolCalls.length === 0 &&
-		collected.length > 0 &&
-		message.stopReason === "stop";
+	/** Collects the candidate's call when it may run and is new to this message; true when it was collected. */
+	function promote(candidate: GrammarCandidate): boolean {
+		if (candidate.stripOnly || !isAllowed(candidate.name)) return false;
+		if (Object.keys(candidate.arguments).length === 0) return false;
+		const schema = options.toolSchemas?.get(candidate.name);
+		const args =
+			schema === undefined
+				? candidate.arguments
+				: typeArgumentsFromSchema(candidate.arguments, schema, candidate.rawArguments);
+		const key = `${candidate.name}\u0000${stableSerialize(args)}`;
+		if (promotedKeys.has(key)) return false;
+		if (collected.length >= MAX_PROMOTED_CALLS_PER_MESSAGE) return false;
+		promotedKeys.add(key);
+		collected.push({ name: candidate.name, arguments: args, grammar: candidate.grammar });
+		return true;
+	}
+
+	const shouldRecover = canPromote && collected.length > 0;
 
 	if (!changed && !shouldRecover) {
 		const result = unchangedResult(message);

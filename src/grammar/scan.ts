@@ -1240,7 +1240,25 @@ export function forwardFinder(haystack: Searchable, needle: string): (from: numb
  * body), normalized; `{}` when it is not an argument object.
  */
 export function argumentsFromJsonBody(body: string): Record<string, unknown> {
+	const trimmed = body.trim();
+	if (trimmed.startsWith('"')) return argumentObjectOf(tryParseJson(trimmed)) ?? {};
 	const span = extractFirstBalancedJson(body);
 	const parsed = tryParseJson(span ? span.text : body.trim());
 	return (parsed.ok ? normalizeArgumentsObject(parsed.value) : undefined) ?? {};
+}
+
+/**
+ * The argument object a parsed body stands for: the object itself or, when
+ * the model encoded its arguments twice (a JSON string holding the object,
+ * seen with Kimi: MoonshotAI/kimi-cli#2406, tridz-dev/huf#676), the object
+ * that string holds, decoded exactly once more. Undefined for anything else.
+ */
+export function argumentObjectOf(
+	parsed: { ok: true; value: unknown } | { ok: false },
+): Record<string, unknown> | undefined {
+	if (!parsed.ok) return undefined;
+	if (isPlainObject(parsed.value)) return parsed.value;
+	if (typeof parsed.value !== "string") return undefined;
+	const inner = tryParseJson(parsed.value.trim());
+	return inner.ok && isPlainObject(inner.value) ? inner.value : undefined;
 }

@@ -3,7 +3,7 @@
  * recovery driver. Pure data: no pi imports.
  */
 
-/** Family names in their fixed order: the original ten, then `harmony` and `gemma`. */
+/** Family names in their fixed order: the original ten, then `harmony`, `gemma` and `kimi-xtml` (Kimi K3). */
 export const GRAMMAR_NAMES = [
 	"dsml",
 	"invoke",
@@ -17,6 +17,7 @@ export const GRAMMAR_NAMES = [
 	"olmo",
 	"harmony",
 	"gemma",
+	"kimi-xtml",
 ] as const;
 
 export type GrammarName = (typeof GRAMMAR_NAMES)[number];
@@ -54,7 +55,10 @@ export interface GrammarCandidate extends RecoveredToolCall {
 /** Shared, precomputed facts about one scanned text, handed to every family parser. */
 export interface ScanContext {
 	readonly text: string;
-	/** True when `offset` lies inside a triple-backtick fence (an odd number of fences before it). */
+	/**
+	 * True when `offset` lies in quoted text: fenced or indented code, an inline
+	 * code span, a blockquote or `<pre>` (the name is older than the rule).
+	 */
 	isInsideFence(offset: number): boolean;
 	/** The families enabled for this scan. */
 	readonly enabled: ReadonlySet<GrammarName>;

@@ -22,6 +22,7 @@ function setup(overrides: Partial<RepairDisplaySettings> = {}, deps: Partial<Gra
 		grammarAllowedTools: [],
 		policyProfile: "adaptive",
 		unknownGrammarText: "preserve",
+		repairToolNames: false,
 		...overrides,
 	};
 	const records: Recorded[] = [];
@@ -178,5 +179,47 @@ describe("message_end grammar handler (extension-contract §2.2)", () => {
 		const { handler, records } = setup();
 		handler(assistant(glmRead));
 		expect(JSON.stringify(records)).not.toContain("notes.md");
+	});
+});
+
+describe("strip removes markup, never the assistant's prose", () => {
+	const bareRead = '{"name": "read", "arguments": {"path": "notes.md"}}';
+	const pythonicRead = 'read(path="notes.md")';
+	const fencedRead = `~~~\n${glmRead}\n~~~`;
+
+	it.each([
+		["bare JSON on its own line", bareRead, ["observed"]],
+		["a name(arg=…) line", pythonicRead, ["observed"]],
+		["bare JSON in a sentence, which is not a leak at all", `The body ${bareRead} is what it sends.`, []],
+		["a leak quoted in a tilde fence, which is not a leak at all", fencedRead, []],
+	])("leaves %s in place under the strip setting", (_form, text, kinds) => {
+		const { handler, records, promoted } = setup({ grammarRecovery: "strip" });
+		expect(handler(assistant(text))).toBeUndefined();
+		expect(promoted).toEqual([]);
+		expect(records.map((r) => r.kind)).toEqual(kinds);
+	});
+
+	it("still strips sentinel-framed markup under the strip setting", () => {
+		const { handler, records } = setup({ grammarRecovery: "strip" });
+		const out = handler(assistant(`${glmRead}\n${pythonicRead}`));
+		expect(out?.message.content).toEqual([{ type: "text", text: `Let me read that file.\n\n${pythonicRead}` }]);
+		expect(records.map((r) => r.kind)).toEqual(["stripped"]);
+	});
+
+	it("unknownGrammarText strip removes an unknown tool's framed markup but not its unframed text", () => {
+		const framed = "<tool_call>frob\n<arg_key>level</arg_key>\n<arg_value>max</arg_value>\n</tool_call>";
+		const unframed = 'frob(level="max")';
+		const { handler } = setup({ unknownGrammarText: "strip" });
+		expect(handler(assistant(`${framed}\n${unframed}`))?.message.content).toEqual([
+			{ type: "text", text: `Let me read that file.\n\n${unframed}` },
+		]);
+		expect(handler(assistant(unframed))).toBeUndefined();
+	});
+
+	it("promotes a repeated leak once in recover mode", () => {
+		const { handler, promoted } = setup();
+		const out = handler(assistant(`${glmRead}\n${glmRead}`));
+		expect(promoted.map((p) => p.toolName)).toEqual(["read"]);
+		expect(out?.message.content.filter((p) => p.type === "toolCall")).toHaveLength(1);
 	});
 });

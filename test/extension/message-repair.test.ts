@@ -68,7 +68,7 @@ function setup(options: { aliases?: unknown; active?: string[] } = {}) {
 	const targets = new CallTargets(source, deps);
 	const pass = (message: ReturnType<typeof assistant>) => {
 		const target = targets.forMessage();
-		const rescued = rescueMalformedArguments(message, rescueDepsFor(target, feedback));
+		const rescued = rescueMalformedArguments(message, rescueDepsFor(target, feedback, undefined));
 		return repairToolCalls(rescued ?? message, target, feedback) ?? rescued;
 	};
 	return { pass, outcomes, feedback, listed: () => listed };

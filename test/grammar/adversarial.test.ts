@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { FAMILY_STEPS } from "../../src/grammar/families/index.ts";
-import { createScanContext } from "../../src/grammar/fences.ts";
+import { createScanContext, quotedRegions } from "../../src/grammar/fences.ts";
 import { parseToolGrammarLeaks, recoverGrammarLeaks } from "../../src/grammar/index.ts";
 
 const MB = 1 << 20;
@@ -41,7 +41,18 @@ const ADVERSARIAL_INPUTS: ReadonlyArray<readonly [string, string]> = [
 	["harmony openers", fill("<|start|>assistant<|channel|>commentary to=functions.a <|message|>{")],
 	["gemma openers", fill('<|tool_call>call:a{b:<|"|>')],
 	["think openers", fill("<think>")],
+	["think closers without >", fill("</thinking ")],
+	["nested think openers", fill("<thinking a=1>")],
 	["fences", fill("```")],
+	["fence lines", fill("```\n")],
+	["tilde fence lines of growing length", Array.from({ length: 1400 }, (_, i) => `${"~".repeat(i + 3)}\n`).join("")],
+	["backtick runs of growing length", Array.from({ length: 1400 }, (_, i) => `${"`".repeat(i + 1)} x `).join("")],
+	["escaped backticks", fill("\\\\\\`")],
+	["pre openers", fill("<pre>")],
+	["line-leading pre openers", fill("<pre\n")],
+	["blockquote lines", fill("> a\n")],
+	["indented lines", fill("\n    a\n")],
+	["list markers", fill("- 1. * + ")],
 	["spaces before text", fill("          x")],
 ];
 
@@ -63,6 +74,20 @@ describe.each(ADVERSARIAL_INPUTS)("1 MB of %s", (_label, text) => {
 		const message = { role: "assistant", content: [{ type: "text", text }], stopReason: "stop" };
 		const result = recoverGrammarLeaks(message, { mode: "recover", knownTools: new Set(["a"]) });
 		expect(result.message.content).toHaveLength(result.promoted ? 1 + result.promotedCallIds.length : 1);
+	});
+});
+
+describe.each(ADVERSARIAL_INPUTS)("quoted regions of 1 MB of %s", (_label, text) => {
+	it("are sorted, disjoint and inside the text", () => {
+		const { starts, ends } = quotedRegions(text);
+		let misplaced = 0;
+		for (let i = 0; i < starts.length; i++) {
+			const start = starts[i] ?? -1;
+			const end = ends[i] ?? 0;
+			const floor = i === 0 ? 0 : (ends[i - 1] ?? 0) + 1;
+			if (start < floor || end <= start || end > text.length) misplaced++;
+		}
+		expect(misplaced).toBe(0);
 	});
 });
 

@@ -1,5 +1,5 @@
 /**
- * `dsml`: DeepSeek's DSML tool-call markup (extension-contract §2.10).
+ * `dsml`: DeepSeek's DSML tool-call markup.
  *
  *   <｜DSML｜tool_calls>
  *   <｜DSML｜invoke name="ls">
@@ -7,9 +7,19 @@
  *   </｜DSML｜invoke>
  *   </｜DSML｜tool_calls>
  *
- * Two steps, in collection order: complete blocks (one candidate per invoke,
- * all sharing the block range) and dangling markers (every DSML tag, also a
- * truncated one without `>`, as a strip-only candidate).
+ * V4.1 spellings read the same (CommandCodeAI/command-code#909, pi users):
+ * a space before the tag name (`<｜DSML｜ calls>`), a `calls` envelope, as
+ * well as `tool_use` and `tool_call` ones (AgentFlocks/flocks#687), doubled
+ * bars (`｜｜DSML｜｜`), U+2016 `‖` bars, ASCII `|` bars, and a complete
+ * `invoke` at the root with no envelope at all (diegosouzapw/OmniRoute#13345).
+ * An envelope `tool_calls` or `function_calls` closes at a `tool_calls`
+ * closer first (the original contract), every newer envelope at its own kind.
+ *
+ * Two steps, in collection order: complete blocks and root invokes (one
+ * candidate per invoke; the calls of a block share its range) and dangling
+ * markers (every DSML tag, also a truncated one without `>`, and collapsed
+ * debris such as `<｜DSML｜toolcall>` or `<｜DSML｜read_file>` whose name is
+ * no DSML element, as a strip-only candidate: such debris never runs).
  *
  * Linear: one pass finds every DSML tag from the occurrences of `dsml`; the
  * block walk then moves a cursor forward over that tag list, with closer
@@ -21,6 +31,7 @@ import {
 	argumentsFromJsonBody,
 	attributeValue,
 	type CaselessText,
+	isIdentifierPart,
 	isWhitespace,
 	lowerTextOf,
 	parseJsonValueOrString,
@@ -28,10 +39,20 @@ import {
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
-const TAG_NAMES = ["tool_calls", "function_calls", "invoke", "parameter"] as const;
-type DsmlTagName = (typeof TAG_NAMES)[number];
+/** Longest first where one name starts another (`tool_calls` before `tool_call`). */
+const TAG_NAMES = ["tool_calls", "function_calls", "calls", "tool_use", "tool_call", "invoke", "parameter"] as const;
+/** `debris`: a DSML-prefixed tag whose name is no DSML element (collapsed markup): strip-only. */
+type DsmlTagName = (typeof TAG_NAMES)[number] | "debris";
+
+const ENVELOPES: ReadonlySet<DsmlTagName> = new Set(["tool_calls", "function_calls", "calls", "tool_use", "tool_call"]);
+
+/** The closer kinds that end an envelope, in order of preference. */
+function closerKinds(opener: DsmlTagName): readonly DsmlTagName[] {
+	return opener === "tool_calls" || opener === "function_calls" ? ["tool_calls", "function_calls"] : [opener];
+}
 
 const FULLWIDTH_BAR = 0xff5c;
+const DOUBLE_VERTICAL_LINE = 0x2016;
 const ASCII_BAR = 124;
 /** Whitespace allowed around the prefix's bars (the ASCII `< | DSML | x>` style). */
 const MAX_PREFIX_SPACE = 8;
@@ -50,7 +71,7 @@ interface DsmlTag {
 }
 
 function isBar(code: number): boolean {
-	return code === FULLWIDTH_BAR || code === ASCII_BAR;
+	return code === FULLWIDTH_BAR || code === ASCII_BAR || code === DOUBLE_VERTICAL_LINE;
 }
 
 /** Skips up to `MAX_PREFIX_SPACE` whitespace characters backwards from `i` (inclusive). */
@@ -64,6 +85,18 @@ function skipSpaceForward(text: string, i: number): number {
 	let j = i;
 	while (j < text.length && j - i < MAX_PREFIX_SPACE && isWhitespace(text.charCodeAt(j))) j++;
 	return j;
+}
+
+/** True when a tag name may end at `at`: `>`, whitespace, `<` or the end of the text follow. */
+function endsName(text: string, at: number): boolean {
+	if (at >= text.length) return true;
+	const next = text.charCodeAt(at);
+	return next === 62 || next === 60 || isWhitespace(next);
+}
+
+/** Letters, digits, `_`, `-`, `=` (OpenHands/software-agent-sdk#4845's `r=execute_bash`), `/`. */
+function isDebrisNameChar(code: number): boolean {
+	return isIdentifierPart(code) || code === 45 || code === 61 || code === 47;
 }
 
 /** Reads the DSML tag whose `DSML` word starts at `word`, if there is one. */
@@ -92,11 +125,13 @@ function readTagAround(text: string, lower: CaselessText, word: number): DsmlTag
 	}
 	if (after === 0) return undefined;
 	i = skipSpaceForward(text, i);
-	const name = TAG_NAMES.find((n) => lower.startsWith(n, i));
-	if (!name) return undefined;
-	const nameEnd = i + name.length;
-	const next = text.charCodeAt(nameEnd);
-	if (nameEnd < text.length && next !== 62 && !isWhitespace(next) && next !== 60) return undefined;
+	const known = TAG_NAMES.find((n) => lower.startsWith(n, i) && endsName(text, i + n.length));
+	let nameEnd = i + (known?.length ?? 0);
+	if (!known) {
+		while (nameEnd < text.length && isDebrisNameChar(text.charCodeAt(nameEnd))) nameEnd++;
+		if (nameEnd === i || !endsName(text, nameEnd)) return undefined;
+	}
+	const name: DsmlTagName = known ?? "debris";
 	let k = nameEnd;
 	while (k < text.length) {
 		const c = text.charCodeAt(k);
@@ -115,7 +150,8 @@ function findTags(context: ScanContext): DsmlTag[] {
 	if (cached) return cached;
 	const tags: DsmlTag[] = [];
 	// Every tag has a bar right after its DSML word: without one, no search for the word.
-	if (!context.text.includes("|") && !context.text.includes("\uff5c")) {
+	const { text } = context;
+	if (!text.includes("|") && !text.includes("\uff5c") && !text.includes("\u2016")) {
 		tagCache.set(context, tags);
 		return tags;
 	}
@@ -144,8 +180,8 @@ function nextIndexTable(tags: DsmlTag[], test: (tag: DsmlTag) => boolean): Int32
 }
 
 interface Tables {
-	closeToolCalls: Int32Array;
-	closeFunctionCalls: Int32Array;
+	/** Next complete closer of each envelope kind. */
+	closeEnvelope: ReadonlyMap<DsmlTagName, Int32Array>;
 	closeInvoke: Int32Array;
 	closeParameter: Int32Array;
 	/** Index of the last complete `</invoke>` tag, or -1. */
@@ -158,8 +194,9 @@ function buildTables(tags: DsmlTag[]): Tables {
 		if (tag.complete && tag.closing && tag.name === "invoke") lastCloseInvoke = k;
 	});
 	return {
-		closeToolCalls: nextIndexTable(tags, (t) => t.closing && t.name === "tool_calls"),
-		closeFunctionCalls: nextIndexTable(tags, (t) => t.closing && t.name === "function_calls"),
+		closeEnvelope: new Map(
+			[...ENVELOPES].map((kind) => [kind, nextIndexTable(tags, (t) => t.closing && t.name === kind)] as const),
+		),
 		closeInvoke: nextIndexTable(tags, (t) => t.closing && t.name === "invoke"),
 		closeParameter: nextIndexTable(tags, (t) => t.closing && t.name === "parameter"),
 		lastCloseInvoke,
@@ -209,7 +246,26 @@ function parseInvoke(text: string, tags: DsmlTag[], tables: Tables, open: number
 	return { name, arguments: args, rawArguments: raw };
 }
 
-/** Complete DSML blocks: one candidate per named invoke, all sharing the block's range. */
+function candidateOf(call: ParsedInvoke, start: number, end: number): GrammarCandidate {
+	const candidate: GrammarCandidate = { name: call.name, arguments: call.arguments, grammar: "dsml", start, end };
+	if (Object.keys(call.rawArguments).length > 0) candidate.rawArguments = call.rawArguments;
+	return candidate;
+}
+
+/** The closer ending the envelope opened at tag `k`, or -1. */
+function envelopeCloser(opener: DsmlTag, tables: Tables, k: number): number {
+	for (const kind of closerKinds(opener.name)) {
+		const close = tables.closeEnvelope.get(kind)?.[k + 1] ?? -1;
+		if (close !== -1) return close;
+	}
+	return -1;
+}
+
+/**
+ * Complete DSML blocks (one candidate per named invoke, all sharing the
+ * block's range) and complete root invokes outside any envelope (ranged to
+ * the invoke element).
+ */
 export function parseDsmlBlocks(context: ScanContext): GrammarCandidate[] {
 	const { text } = context;
 	const tags = findTags(context);
@@ -219,13 +275,23 @@ export function parseDsmlBlocks(context: ScanContext): GrammarCandidate[] {
 	let k = 0;
 	while (k < tags.length) {
 		const opener = tags[k] as DsmlTag;
-		const isOuter = opener.name === "tool_calls" || opener.name === "function_calls";
-		if (!opener.complete || opener.closing || !isOuter || context.isInsideFence(opener.start)) {
+		if (!opener.complete || opener.closing || context.isInsideFence(opener.start)) {
 			k++;
 			continue;
 		}
-		let closeIndex = tables.closeToolCalls[k + 1] ?? -1;
-		if (closeIndex === -1) closeIndex = tables.closeFunctionCalls[k + 1] ?? -1;
+		if (opener.name === "invoke") {
+			const close = tables.closeInvoke[k + 1] ?? -1;
+			if (close === -1) break;
+			const call = parseInvoke(text, tags, tables, k, close);
+			if (call.name !== "") found.push(candidateOf(call, opener.start, (tags[close] as DsmlTag).end));
+			k = close + 1;
+			continue;
+		}
+		if (!ENVELOPES.has(opener.name)) {
+			k++;
+			continue;
+		}
+		const closeIndex = envelopeCloser(opener, tables, k);
 		let bodyEndTag: number;
 		let blockEnd: number;
 		if (closeIndex !== -1) {
@@ -249,17 +315,7 @@ export function parseDsmlBlocks(context: ScanContext): GrammarCandidate[] {
 			const close = tables.closeInvoke[j + 1] ?? -1;
 			if (close === -1 || close >= bodyEndTag) break;
 			const call = parseInvoke(text, tags, tables, j, close);
-			if (call.name !== "") {
-				const candidate: GrammarCandidate = {
-					name: call.name,
-					arguments: call.arguments,
-					grammar: "dsml",
-					start: opener.start,
-					end: blockEnd,
-				};
-				if (Object.keys(call.rawArguments).length > 0) candidate.rawArguments = call.rawArguments;
-				found.push(candidate);
-			}
+			if (call.name !== "") found.push(candidateOf(call, opener.start, blockEnd));
 			j = close + 1;
 		}
 		k = bodyEndTag + 1;

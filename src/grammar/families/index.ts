@@ -1,7 +1,7 @@
 /**
- * The family registry: every scan step in collection order (extension-contract
- * §2.6, with `harmony` and `gemma` appended last, decisions §5.1). The order
- * matters only for exact range ties at selection, where the earlier step wins.
+ * The family registry: every scan step in collection order (the original ten
+ * families' order, with `harmony`, `gemma` and `kimi-xtml` appended last). The
+ * order matters only for exact range ties at selection, where the earlier step wins.
  *
  * A step runs when any of its grammars is enabled; steps that serve several
  * grammars (the `<tool_call>` wrapper) check `context.enabled` themselves.
@@ -13,6 +13,7 @@ import { parseGranite } from "./granite.ts";
 import { parseHarmony } from "./harmony.ts";
 import { parseInvoke } from "./invoke.ts";
 import { parseKimi } from "./kimi.ts";
+import { parseKimiXtml } from "./kimi-xtml.ts";
 import { parseLlama } from "./llama.ts";
 import { parseMinimaxText } from "./minimax-text.ts";
 import { parseMistral } from "./mistral.ts";
@@ -40,4 +41,5 @@ export const FAMILY_STEPS: readonly FamilyStep[] = [
 	{ id: "olmo", grammars: ["olmo"], parse: parseOlmo },
 	{ id: "harmony", grammars: ["harmony"], parse: parseHarmony },
 	{ id: "gemma", grammars: ["gemma"], parse: parseGemma },
+	{ id: "kimi-xtml", grammars: ["kimi-xtml"], parse: parseKimiXtml },
 ];

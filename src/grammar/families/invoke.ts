@@ -1,6 +1,7 @@
 /**
- * `invoke`: the Anthropic/MiniMax `<invoke>` XML tool-call form
- * (extension-contract §2.10), in three shapes, in this collection order:
+ * `invoke`: the Anthropic/MiniMax `<invoke>` XML tool-call form, which
+ * MiniMax models print as text when served without their parser, in three
+ * shapes, in this collection order:
  *
  * 1. wrapped:    <minimax:tool_call> <invoke name="grep">…</invoke> </minimax:tool_call>
  *                (any `ns:` or none; the namespaces of opener and closer need not match)
@@ -8,6 +9,15 @@
  * 3. malformed:  a line starting `invoke name="read">` whose brackets were eaten,
  *                with `parameter name="k">V parameter>` lines, up to a line `/invoke>`
  *                (or `invoke>`) or the end of the text.
+ *
+ * MiniMax M3 writes arguments as elements named by their key instead of
+ * `parameter` tags (`<path>src</path>`; a nested mapping as child elements,
+ * a list as `<item>` children), with its namespace token `]<]minimax[>[`
+ * before every tag (ml-explore/mlx-lm#1416). Such a body is read only when it
+ * is elements from end to end: stray text, an element left open, a key twice
+ * or nesting past a small depth refuses the body (a call without arguments,
+ * never run), so no parameter is ever silently dropped (smg-project/smg#1815).
+ * Leaf values are the text verbatim; the tool's schema types them later.
  *
  * Linear: tags are collected once (indexOf per tag name, attribute text never
  * crosses another `<`), closers are looked up in next-closer tables, and every
@@ -31,10 +41,15 @@ import {
 	parseJsonValueOrString,
 	setOwn,
 	skipInlineSpace,
+	skipWhitespace,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const MAX_NAMESPACE = 64;
+/** MiniMax M3's namespace token, written before every tag of its tool calls. */
+const M3_NAMESPACE = "]<]minimax[>[";
+/** Element nesting deeper than this is refused rather than read. */
+const MAX_ELEMENT_DEPTH = 8;
 
 interface InvokeCall {
 	name: string;
@@ -53,8 +68,10 @@ function buildIndex(context: ScanContext): InvokeIndex {
 	return { tags, closeInvoke: nextCloserTable(tags, "invoke"), closeParameter: nextCloserTable(tags, "parameter") };
 }
 
-function candidate(call: InvokeCall, start: number, end: number): GrammarCandidate {
-	const found: GrammarCandidate = { name: call.name, arguments: call.arguments, grammar: "invoke", start, end };
+function candidate(text: string, call: InvokeCall, start: number, end: number): GrammarCandidate {
+	// A namespace token right before the range is part of the markup.
+	const from = text.startsWith(M3_NAMESPACE, start - M3_NAMESPACE.length) ? start - M3_NAMESPACE.length : start;
+	const found: GrammarCandidate = { name: call.name, arguments: call.arguments, grammar: "invoke", start: from, end };
 	if (Object.keys(call.rawArguments).length > 0) found.rawArguments = call.rawArguments;
 	return found;
 }
@@ -89,9 +106,89 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 		k = end + 1;
 	}
 	if (!sawParameter) {
-		return { name, arguments: argumentsFromJsonBody(text.slice(opener.end, closer.start)), rawArguments: raw };
+		const body = text.slice(opener.end, closer.start);
+		const elements = elementArguments(body);
+		if (elements) return { name, arguments: elements.args, rawArguments: elements.raw };
+		return { name, arguments: argumentsFromJsonBody(body), rawArguments: raw };
 	}
 	return { name, arguments: args, rawArguments: raw };
+}
+
+function isElementNameChar(code: number): boolean {
+	return isIdentifierPart(code) || code === 45 || code === 46 || code === 58;
+}
+
+/** The name of the element tag `<name>` at `at` and the offset after `>`, or undefined. */
+function elementOpenerAt(body: string, at: number): { name: string; end: number } | undefined {
+	if (body.charCodeAt(at) !== 60) return undefined;
+	let i = at + 1;
+	while (i < body.length && isElementNameChar(body.charCodeAt(i))) i++;
+	if (i === at + 1 || body.charCodeAt(i) !== 62) return undefined;
+	return { name: body.slice(at + 1, i), end: i + 1 };
+}
+
+type ElementRead = { value: unknown; end: number } | undefined;
+
+/** The children of an element from `at` up to its closer `</parent>`, as an object or an `item` list. */
+function readChildren(body: string, at: number, parent: string, depth: number): ElementRead {
+	if (depth > MAX_ELEMENT_DEPTH) return undefined;
+	const entries: Array<[string, unknown]> = [];
+	let i = skipWhitespace(body, at);
+	while (!body.startsWith("</", i)) {
+		const opener = elementOpenerAt(body, i);
+		if (!opener) return undefined;
+		const child = readElementValue(body, opener.end, opener.name, depth + 1);
+		if (!child) return undefined;
+		entries.push([opener.name, child.value]);
+		i = skipWhitespace(body, child.end);
+	}
+	const closer = `</${parent}>`;
+	if (!body.startsWith(closer, i)) return undefined;
+	const end = i + closer.length;
+	if (entries.every(([key]) => key === "item")) return { value: entries.map(([, value]) => value), end };
+	const object: Record<string, unknown> = {};
+	for (const [key, value] of entries) {
+		if (Object.hasOwn(object, key)) return undefined;
+		setOwn(object, key, value);
+	}
+	return { value: object, end };
+}
+
+/** The value of the element `name` whose content starts at `at`: child elements, or its text verbatim. */
+function readElementValue(body: string, at: number, name: string, depth: number): ElementRead {
+	const first = skipWhitespace(body, at);
+	if (elementOpenerAt(body, first)) return readChildren(body, at, name, depth);
+	const closer = `</${name}>`;
+	const close = body.indexOf(closer, at);
+	if (close === -1) return undefined;
+	return { value: body.slice(at, close), end: close + closer.length };
+}
+
+/**
+ * Element-style arguments (MiniMax M3): the body, namespace tokens removed,
+ * read as a sequence of `<key>…</key>` elements from end to end; undefined
+ * when it is not exactly that. Top-level leaf texts go to `raw` as well, so
+ * the schema can type them.
+ */
+function elementArguments(rawBody: string): { args: Record<string, unknown>; raw: Record<string, string> } | undefined {
+	// The token also precedes the invoke closer, which ends the body.
+	const trimmed = rawBody.trimEnd();
+	const ended = trimmed.endsWith(M3_NAMESPACE) ? trimmed.slice(0, -M3_NAMESPACE.length) : rawBody;
+	const body = ended.includes(M3_NAMESPACE) ? ended.replaceAll(`${M3_NAMESPACE}<`, "<") : ended;
+	let i = skipWhitespace(body, 0);
+	if (!elementOpenerAt(body, i)) return undefined;
+	const args: Record<string, unknown> = {};
+	const raw: Record<string, string> = {};
+	while (i < body.length) {
+		const opener = elementOpenerAt(body, i);
+		if (!opener || Object.hasOwn(args, opener.name)) return undefined;
+		const read = readElementValue(body, opener.end, opener.name, 1);
+		if (!read) return undefined;
+		setOwn(args, opener.name, read.value);
+		if (typeof read.value === "string") setOwn(raw, opener.name, read.value.trim());
+		i = skipWhitespace(body, read.end);
+	}
+	return { args, raw };
 }
 
 /** Every invoke element whose opener lies in `[from, to)` and whose closer ends by `to`. */
@@ -165,7 +262,7 @@ function parseWrapped(context: ScanContext, index: InvokeIndex): GrammarCandidat
 		if (!close) break;
 		if (!context.isInsideFence(opener.start)) {
 			for (const call of invokesBetween(text, index, opener.end, close.start)) {
-				found.push(candidate(call, opener.start, close.end));
+				found.push(candidate(text, call, opener.start, close.end));
 			}
 		}
 		k = closer + 1;
@@ -189,7 +286,7 @@ function parseStandalone(context: ScanContext, index: InvokeIndex): GrammarCandi
 		if (close === -1) break;
 		if (!context.isInsideFence(tag.start)) {
 			const call = readInvoke(text, index, k, close);
-			if (call) found.push(candidate(call, tag.start, (tags[close] as MarkupTag).end));
+			if (call) found.push(candidate(text, call, tag.start, (tags[close] as MarkupTag).end));
 		}
 		k = close + 1;
 	}
@@ -297,7 +394,7 @@ function parseMalformed(context: ScanContext): GrammarCandidate[] {
 		if (context.isInsideFence(lineStart)) continue;
 		const { args, raw } = malformedParameters(text, lower, named.end, bodyEnd);
 		const call: InvokeCall = { name: named.name.trim(), arguments: args, rawArguments: raw };
-		found.push(candidate(call, lineStart, end));
+		found.push(candidate(text, call, lineStart, end));
 	}
 	return found;
 }

@@ -1,5 +1,6 @@
 /**
- * Family `kimi`: Moonshot Kimi's sentinel tokens (extension-contract §2.10).
+ * Family `kimi`: Moonshot Kimi K2's sentinel tokens, which K2
+ * prints as text when served without its tool parser.
  *
  * Recognises a section
  * `<|tool_calls_section_begin|>` … `<|tool_calls_section_end|>` (the singular
@@ -8,7 +9,8 @@
  * `<|tool_call_begin|>ID<|tool_call_argument_begin|>ARGS<|tool_call_end|>`.
  * ID `functions.NAME:N` names the tool NAME; a relaxed `[functions.]NAME[:N]`
  * does too, unless NAME is an OpenAI-style call id (`call_0001`), which drops
- * the call. ARGS is a JSON object, else `{}`. Every call of a section shares
+ * the call. ARGS is a JSON object (or a JSON string holding one, decoded once
+ * more), else `{}`. Every call of a section shares
  * the section's range; a section without a closer, or without a usable call,
  * yields nothing (its text is left alone).
  *
@@ -18,10 +20,10 @@
  * in constant time.
  */
 import {
+	argumentObjectOf,
 	type CaselessText,
 	forwardFinder,
 	isDigit,
-	isPlainObject,
 	lowerTextOf,
 	readIdentifier,
 	tryParseJson,
@@ -88,9 +90,9 @@ export function kimiToolName(rawId: string): string | undefined {
 	return looksLikeCallId(ident.name) ? undefined : ident.name;
 }
 
+/** ARGS as an object; a JSON string holding the object (arguments encoded twice) is decoded once more. */
 function parseArguments(raw: string): Record<string, unknown> {
-	const parsed = tryParseJson(raw.trim());
-	return parsed.ok && isPlainObject(parsed.value) ? parsed.value : {};
+	return argumentObjectOf(tryParseJson(raw.trim())) ?? {};
 }
 
 interface SectionFinders {

@@ -1,6 +1,6 @@
 /**
  * Family `llama`: Meta Llama's `<|python_tag|>` calls and bare JSON calls
- * (extension-contract §2.10).
+ * (Llama 3 prints them as text when served without its tool parser).
  *
  * Recognises, after the marker `<|python_tag|>` (ASCII case-insensitive) and
  * optional whitespace:
@@ -11,6 +11,14 @@
  *   `brave_search.call(query="pi")`); range = marker to the closing paren, or
  *   to the end of the line when only whitespace follows.
  * A directly following `<|eom_id|>` or `<|eot_id|>` end token joins the range.
+ *
+ * Llama 4 wraps its calls in `<|python_start|>` … `<|python_end|>` (the
+ * tokens vLLM's llama4_pythonic parser strips): a JSON call or list of calls,
+ * a pythonic list `[read(path="a"), ls()]` or one pythonic call. The block is
+ * read only when the end token follows the calls (whitespace allowed), and a
+ * list only when every element is a call; the range runs from marker to end
+ * token. It starts before any bare JSON inside it, so the call is labelled
+ * `llama`, never `mistral`.
  *
  * The call must start right after the marker. (The original took the first
  * `{` anywhere later in the text, which let a bare marker swallow unrelated
@@ -30,16 +38,20 @@ import {
 	type CaselessText,
 	callsFromJson,
 	forwardFinder,
+	type JsonCall,
 	lowerTextOf,
 	pythonicCallAtLine,
 	skipInlineSpace,
 	skipWhitespace,
+	splitTopLevel,
 	tryParseJson,
 } from "../scan.ts";
 import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
 import { parseBareJsonCalls } from "./mistral.ts";
 
 const MARKER = "<|python_tag|>";
+const PYTHON_START = "<|python_start|>";
+const PYTHON_END = "<|python_end|>";
 const END_TOKENS = ["<|eom_id|>", "<|eot_id|>"] as const;
 
 /** `end`, extended over inline spaces and one Llama end-of-message token when one follows. */
@@ -100,10 +112,72 @@ export function parsePythonTagCalls(context: ScanContext): GrammarCandidate[] {
 	return out;
 }
 
-/** Python-tag calls first, then bare JSON labelled `llama` (the §2.6 collection order). */
+/** Every element of a pythonic list body `a(x=1), b()` as a call, or undefined when one is not a whole call. */
+function pythonicListCalls(inner: string): JsonCall[] | undefined {
+	const calls: JsonCall[] = [];
+	for (const piece of splitTopLevel(inner)) {
+		const call = pythonicCallAtLine(piece, 0);
+		if (!call || piece.slice(call.end).trim() !== "") return undefined;
+		calls.push({ name: call.name, arguments: call.arguments });
+	}
+	return calls.length > 0 ? calls : undefined;
+}
+
+/** The calls of the Llama 4 block whose marker is at `at` and where they end, or undefined. */
+function pythonStartBlockAt(context: ScanContext, at: number): { calls: JsonCall[]; end: number } | undefined {
+	const text = context.text;
+	const matcher = bracketMatcherFor(context);
+	const body = skipWhitespace(text, at + PYTHON_START.length);
+	const c = text.charCodeAt(body);
+	let calls: JsonCall[] | undefined;
+	let close: number;
+	if (c === 123 || (c === 91 && text.charCodeAt(skipWhitespace(text, body + 1)) === 123)) {
+		close = matcher.closeOf(c === 123 ? "{" : "[", body);
+		if (close === -1) return undefined;
+		const parsed = tryParseJson(text.slice(body, close));
+		calls = parsed.ok ? callsFromJson(parsed.value) : undefined;
+	} else if (c === 91) {
+		close = matcher.closeOf("[", body);
+		if (close === -1) return undefined;
+		calls = pythonicListCalls(text.slice(body + 1, close - 1));
+	} else {
+		const call = pythonicCallAtLine(text, body, text.length, matcher);
+		if (!call) return undefined;
+		close = call.end;
+		calls = [{ name: call.name, arguments: call.arguments }];
+	}
+	const endToken = skipWhitespace(text, close);
+	if (!calls || calls.length === 0 || !lowerTextOf(context).startsWith(PYTHON_END, endToken)) return undefined;
+	return { calls, end: endToken + PYTHON_END.length };
+}
+
+/** Llama 4 `<|python_start|>` … `<|python_end|>` blocks. */
+export function parsePythonStartCalls(context: ScanContext): GrammarCandidate[] {
+	const lower = lowerTextOf(context);
+	const out: GrammarCandidate[] = [];
+	let at = lower.indexOf(PYTHON_START);
+	while (at !== -1) {
+		let resume = at + PYTHON_START.length;
+		if (!context.isInsideFence(at)) {
+			const block = pythonStartBlockAt(context, at);
+			if (block) {
+				for (const call of block.calls) out.push({ ...call, grammar: "llama", start: at, end: block.end });
+				resume = block.end;
+			}
+		}
+		at = lower.indexOf(PYTHON_START, resume);
+	}
+	return out;
+}
+
+/** Python-tag calls, then Llama 4 blocks, then bare JSON labelled `llama`. */
 export const parseLlama: FamilyParser = (context) => {
 	try {
-		return [...parsePythonTagCalls(context), ...parseBareJsonCalls(context, "llama")];
+		return [
+			...parsePythonTagCalls(context),
+			...parsePythonStartCalls(context),
+			...parseBareJsonCalls(context, "llama"),
+		];
 	} catch {
 		return [];
 	}

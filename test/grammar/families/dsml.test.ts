@@ -19,6 +19,8 @@ describe("dsml tag prefixes", () => {
 		["no leading bar", `DSML${BAR}`],
 		["ASCII pipes with spaces", " | DSML | "],
 		["lower-case word", `${BAR}dsml${BAR}`],
+		["U+2016 bars", "\u2016DSML\u2016"],
+		["V4.1 doubled bars and a space before the name", `${BAR}${BAR}DSML${BAR}${BAR} `],
 	])("accepts %s", (_label, prefix) => {
 		const text = `<${prefix}tool_calls><${prefix}invoke name="ls"></${prefix}invoke></${prefix}tool_calls>`;
 		expect(runParser(parseDsmlBlocks, text)).toMatchObject([{ name: "ls", arguments: {}, start: 0, end: text.length }]);
@@ -50,5 +52,28 @@ describe("dsml dangling markers", () => {
 		const text = `<${BAR}DSML${BAR}invoke name="x"\nnext line`;
 		const [marker] = runParser(parseDsmlMarkers, text);
 		expect(text.slice(marker?.start, marker?.end)).toBe(`<${BAR}DSML${BAR}invoke name="x"`);
+	});
+});
+
+describe("dsml envelopes", () => {
+	it.each(["calls", "tool_use", "tool_call", "tool_calls", "function_calls"])("reads a %s envelope", (envelope) => {
+		const text = `${open(envelope)}${open("invoke", ' name="ls"')}${open("parameter", ' name="path"')}a${close("parameter")}${close("invoke")}${close(envelope)}`;
+		expect(runParser(parseDsmlBlocks, text)).toMatchObject([
+			{ name: "ls", arguments: { path: "a" }, start: 0, end: text.length },
+		]);
+	});
+
+	it("closes a newer envelope only at its own kind, so a later block keeps its own range", () => {
+		const first = `${open("calls")}${open("invoke", ' name="a"')}{"x": 1}${close("invoke")}${close("calls")}`;
+		const second = `${open("tool_calls")}${open("invoke", ' name="b"')}{"y": 2}${close("invoke")}${close("tool_calls")}`;
+		const text = `${first}\nprose\n${second}`;
+		expect(runParser(parseDsmlBlocks, text).map((c) => [c.name, text.slice(c.start, c.end)])).toEqual([
+			["a", first],
+			["b", second],
+		]);
+	});
+
+	it("reads no call from a tag name that only starts like an envelope", () => {
+		expect(runParser(parseDsmlBlocks, `${open("callsx")}${open("invoke", ' name="a"')}`)).toEqual([]);
 	});
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseLlama, parsePythonTagCalls } from "../../../src/grammar/families/llama.ts";
 import { createScanContext } from "../../../src/grammar/fences.ts";
+import { parseToolGrammarLeaks, recoverGrammarLeaks } from "../../../src/grammar/index.ts";
 import * as renderer from "../render/llama.ts";
 import {
 	describeAdversarial,
@@ -57,6 +58,23 @@ describe("bare JSON labelled llama (§9.10 case 57)", () => {
 	});
 });
 
+describe("Llama 4 <|python_start|> blocks", () => {
+	it("labels the call llama, not mistral, with every family enabled", () => {
+		const text = 'Reading.\n<|python_start|>{"name": "read", "parameters": {"path": "a"}}<|python_end|>';
+		expect(parseToolGrammarLeaks(text)).toEqual([{ name: "read", arguments: { path: "a" }, grammar: "llama" }]);
+	});
+
+	it("strips the whole block, tokens included, when the call is promoted", () => {
+		const text = 'Listing.\n<|python_start|>[ls(path=".")]<|python_end|>';
+		const result = recoverGrammarLeaks(
+			{ role: "assistant", content: [{ type: "text", text }], stopReason: "stop" },
+			{ mode: "recover", knownTools: new Set(["ls"]) },
+		);
+		expect(result.recoveredCalls).toEqual([{ name: "ls", arguments: { path: "." }, grammar: "llama" }]);
+		expect(result.message.content[0]).toEqual({ type: "text", text: "Listing." });
+	});
+});
+
 describeFixtures("llama", "llama", parseLlama);
 describeTruncation("llama", parseLlama);
 describeRoundTrip("llama", "llama", parseLlama, renderer);
@@ -66,6 +84,9 @@ describeAdversarial("llama", parseLlama, [
 	"<|python_tag|>a(",
 	"<|python_tag|>a(\n",
 	'{"name": "a", "parameters": {',
+	"<|python_start|>[a(",
+	"<|python_start|>[a(), ",
+	"<|python_start|>{",
 ]);
 describeTokenSoup("llama", parseLlama, [
 	"<|python_tag|>",
