@@ -12,9 +12,14 @@
  *      access is needed, and imports every public subpath from plain Node ESM
  *      (`test/package/consumer.mjs`) and from TypeScript, type-checked with
  *      tsc against the shipped declarations (`test/package/consumer.ts.txt`);
- *   4. runs the real pi CLI in print mode, offline, with an isolated agent
- *      folder: once with `pi install` of the tarball and once with `pi -e` of
- *      the installed package, each time with a scripted provider
+ *   4. checks that installing the tarball runs no build: its manifest has no
+ *      install-time lifecycle script, and a real `npm install` of it with
+ *      scripts enabled runs none of ours;
+ *   5. runs the real pi CLI in print mode, offline, with an isolated agent
+ *      folder: with `pi install` of the tarball, with `pi -e` of the
+ *      installed package, and with `pi -e` of a copy whose TypeScript source
+ *      throws when loaded (so the manifest's entry must pick the compiled
+ *      `dist/`), each time with a scripted provider
  *      (`test/package/provider.ts`) whose `write` call uses `file_path`; the
  *      call must be repaired, the file written and the note visible.
  *
@@ -86,7 +91,8 @@ function main(): void {
 		if (!check("npm run build", built.status === 0, tail(built.stdout + built.stderr))) return;
 	} else if (!check("dist/ exists (--no-build)", existsSync(join(root, "dist", "index.js")))) return;
 
-	const packed = run(npm, ["pack", "--json", "--pack-destination", work], { cwd: root });
+	// The build ran above (or is the one CI made); `prepack` must not rebuild dist/ under other tests.
+	const packed = run(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: root });
 	if (!check("npm pack", packed.status === 0, tail(packed.stderr))) return;
 	const manifest = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{
 		filename: string;
@@ -106,6 +112,7 @@ function main(): void {
 		checkDeclaredImports(join(extracted, "package"));
 	}
 
+	checkQuietInstall(tarball);
 	const consumer = join(work, "consumer");
 	if (!installConsumer(consumer, tarball)) return;
 	checkImports(consumer);
@@ -117,6 +124,7 @@ function checkFileList(files: readonly string[]): void {
 		"package.json",
 		"README.md",
 		"LICENSE",
+		"extension.ts",
 		"dist/index.js",
 		"dist/index.d.ts",
 		"dist/core/index.js",
@@ -131,7 +139,11 @@ function checkFileList(files: readonly string[]): void {
 		"docs/research.md",
 	];
 	const missing = required.filter((file) => !files.includes(file));
-	check("tarball holds dist, types, README, LICENSE and docs", missing.length === 0, `missing: ${missing.join(", ")}`);
+	check(
+		"tarball holds the manifest's entry, dist, types, README, LICENSE and docs",
+		missing.length === 0,
+		`missing: ${missing.join(", ")}`,
+	);
 	const forbidden = files.filter(
 		(file) =>
 			/^(test|tests|scripts|\.ci|coverage|node_modules|\.tmp)\//.test(file) ||
@@ -197,6 +209,37 @@ function checkDeclaredImports(packageDir: string): void {
 	const line = `imports of dist/ declared in package.json (${[...imported].sort().join(", ")})`;
 	if (undeclared.length === 0) console.log(`ok   ${line}`);
 	else console.log(`warn ${line}\n     not declared as dependencies or peerDependencies: ${undeclared.join(", ")}`);
+}
+
+/** Installing the tarball builds nothing: the manifest holds no install-time script and npm runs none. */
+function checkQuietInstall(tarball: string): void {
+	// npm runs these for a package a consumer installs; a build there would need our dev dependencies.
+	const INSTALL_LIFECYCLE = ["preinstall", "install", "postinstall", "prepare"] as const;
+	const extracted = join(work, "extracted", "package", "package.json");
+	const scripts = existsSync(extracted)
+		? ((JSON.parse(readFileSync(extracted, "utf8")) as { scripts?: Record<string, string> }).scripts ?? {})
+		: {};
+	const lifecycle = INSTALL_LIFECYCLE.filter((name) => name in scripts);
+	check(
+		"the tarball's manifest has no install-time script (it ships dist/)",
+		existsSync(extracted) && lifecycle.length === 0,
+		`found: ${lifecycle.map((name) => `${name}: ${scripts[name]}`).join(", ")}`,
+	);
+	const project = join(work, "quiet-install");
+	mkdirSync(project);
+	writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "quiet-install", private: true })}\n`);
+	// Scripts on and in the foreground, so any script of ours would print its `> pi-repair-layer@` banner.
+	const installed = run(
+		npm,
+		["install", "--offline", "--no-audit", "--no-fund", "--legacy-peer-deps", "--foreground-scripts", tarball],
+		{ cwd: project },
+	);
+	const output = installed.stdout + installed.stderr;
+	check(
+		"npm install <tarball> with scripts enabled runs no script of ours",
+		installed.status === 0 && !output.includes("> pi-repair-layer@"),
+		tail(output),
+	);
 }
 
 /** A fresh project with the tarball and pi's host packages, linked from this checkout (offline). */
@@ -370,6 +413,16 @@ function checkCli(consumer: string, tarball: string): void {
 	)
 		runPi(consumer, "installed", []);
 
-	// `pi -e` of the package installed in the consumer project (the pi manifest points at dist/index.js).
-	runPi(consumer, "extension", ["-e", join(consumer, "node_modules", "pi-repair-layer")]);
+	// `pi -e` of the package installed in the consumer project (the pi manifest names extension.ts).
+	const installedPackage = join(consumer, "node_modules", "pi-repair-layer");
+	runPi(consumer, "extension", ["-e", installedPackage]);
+
+	// The same package with a source entry that throws: only a load of the compiled dist/ can pass.
+	const distOnly = join(work, "dist-only", "pi-repair-layer");
+	cpSync(installedPackage, distOnly, { recursive: true });
+	writeFileSync(
+		join(distOnly, "src", "index.ts"),
+		'throw new Error("the packed extension loaded its TypeScript source instead of dist/");\n',
+	);
+	runPi(consumer, "dist-first", ["-e", distOnly]);
 }

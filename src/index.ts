@@ -4,10 +4,13 @@
  * Models get tool calls subtly wrong: `file_path` instead of `path`, an
  * `edits` array sent as a JSON string, `null` for an optional field, a path
  * wrapped in a markdown link, a whole argument object sent as a string or cut
- * off at the end. This extension re-registers pi's eight built-in tools (read,
- * bash, edit, write, grep, find, ls, powershell) from their real definitions,
- * changing only `prepareArguments`: every call goes through a schema-guided
- * repair pipeline before pi validates it.
+ * off at the end. This extension re-registers those of pi's eight built-in
+ * tools (read, bash, edit, write, grep, find, ls, powershell) that pi itself
+ * still owns, from their real definitions, changing only `prepareArguments`:
+ * every call goes through a schema-guided repair pipeline before pi validates
+ * it. Every other active tool (extension and MCP tools, and a built-in that
+ * another extension owns, which is never replaced) is repaired at
+ * `message_end` against its own schema, with schema rules only.
  *
  * - Valid input goes through untouched (the same object), silently.
  * - Repaired input runs, and the model sees a `<repair_note>` on that call's
@@ -19,11 +22,14 @@
  * - PI_TOOL_REPAIR_LOG=1 prints one value-free diagnostics line per repair to
  *   stderr; `/repair-settings` and `/repair-stats` control and summarize it.
  *
- * How it works: `session_start` registers the overrides for the session's cwd
- * and tracks the model (for model-family gates); `tool_call` binds each repair
+ * How it works: `session_start` tracks the model (for model-family gates) and
+ * surveys who owns each built-in name; `resources_discover` (after every
+ * extension's `session_start`) and `before_agent_start` survey again and
+ * register the overrides pi still owns for the session's cwd; `tool_call` binds each repair
  * to its call ID; `tool_result` attaches the notes; `turn_end` drops repairs
- * of calls that never ran; `message_end` runs the malformed-JSON rescue, then
- * the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
+ * of calls that never ran and continues a silent stop once; `message_end` runs the
+ * tool-name repair (when on), the malformed-JSON rescue, the schema repair of other
+ * owners' calls, then the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
  * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session.
  *
  * Usage:
@@ -32,21 +38,28 @@
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { rescueMalformedArguments } from "./extension/argument-rescue.ts";
-import { BuiltinOverrides, isBuiltinToolName } from "./extension/builtin-overrides.ts";
+import { BuiltinOverrides } from "./extension/builtin-overrides.ts";
+import { decideNestedCall, registerRepairingCodemode } from "./extension/codemode-repair.ts";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
+import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from "./extension/composition-settings.ts";
 import { createContained, reportContainedError } from "./extension/contained.ts";
+import { SilentStopGuard } from "./extension/continuation.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
 import { updateFooterStatus } from "./extension/indicator.ts";
+import { CallTargets, repairToolCalls, rescueDepsFor } from "./extension/message-repair.ts";
 import { ModelTracker } from "./extension/model-tracker.ts";
 import type { RepairDeps } from "./extension/prepare.ts";
 import {
 	defaultDisplaySettings,
 	loadDisplaySettingsWithDiagnostics,
 	trySaveDisplaySettings,
+	unknownAllowedTools,
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
+import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/tool-names.ts";
+import { ForeignOwners, foreignOwnerLine, surveyBuiltinOwners } from "./extension/tool-owners.ts";
 import type { RepairDisplaySettings, SettingsHost, TelemetryRecorder } from "./extension/types.ts";
 
 /** Parameter schemas of every tool pi knows, for typing values recovered from grammar leaks. */
@@ -61,22 +74,53 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	const loaded = contained("settings-load", () => loadDisplaySettingsWithDiagnostics());
 	// One live object: every handler reads it at call time, so menu changes apply at once.
 	const settings = loaded?.settings ?? defaultDisplaySettings();
-	let settingsWarning = loaded?.warning;
+	const composed = contained("composition-load", () => loadCompositionSettings());
+	const composition = composed?.settings ?? defaultCompositionSettings();
+	let settingsWarnings = [loaded?.warning, composed?.warning];
+	/** Whether pi's codemode tool was re-registered with repairing nested calls. */
+	let codemodeRepaired = false;
 
+	// Warnings raised between events (a telemetry file refused) go to the UI of the latest session, else stderr.
+	let warningContext: ExtensionContext | undefined;
 	const model = new ModelTracker();
 	const feedback = new RepairFeedbackHub({ appendEntry: (type, data) => pi.appendEntry(type, data) });
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model,
-		telemetry: createTelemetryRecorder(),
+		telemetry: createTelemetryRecorder({ warn: (text) => showSettingsWarning(warningContext, text) }),
 		feedback,
 		failures: new RepeatFailureTracker(),
-		unrescued: new WeakSet(),
 		reportContained: (label, error) => reportContainedError(label, error, telemetry),
 	};
 	telemetry = deps.telemetry;
 	const overrides = new BuiltinOverrides(pi, deps);
-	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.repairCount, settings);
+	const foreignOwners = new ForeignOwners();
+	const targets = new CallTargets(
+		{
+			allTools: () => pi.getAllTools(),
+			activeTools: () => pi.getActiveTools(),
+			ownRepairer: (tool) => (overrides.isOurs(tool) ? overrides.repairer(tool.name) : undefined),
+			knownOwnRepairer: (name) => (foreignOwners.has(name) ? undefined : overrides.repairer(name)),
+			configuredAliases: (name) => aliasesFor(composition, name),
+		},
+		deps,
+	);
+	/**
+	 * Surveys who owns each built-in name and, when `register` is set,
+	 * registers the overrides of the names pi (or the layer) still owns. A
+	 * foreign owner is announced once, in the UI or on stderr.
+	 */
+	const composeOwners = (ctx: ExtensionContext, register: boolean) => {
+		const isOurs = (tool: { parameters: unknown }) => overrides.isOurs(tool);
+		let survey = surveyBuiltinOwners(pi.getAllTools(), isOurs);
+		if (register) {
+			overrides.register(ctx.cwd, [...survey.piOwned, ...survey.ours]);
+			// An owner earlier in load order wins its name even over a registration made now.
+			survey = surveyBuiltinOwners(pi.getAllTools(), isOurs);
+		}
+		for (const fresh of foreignOwners.update(survey.foreign)) showSettingsWarning(ctx, foreignOwnerLine(fresh));
+	};
+	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.tally, settings);
 	const grammarLeaks = createGrammarLeakHandler({
 		settings: () => settings,
 		modelId: () => model.id,
@@ -84,6 +128,12 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		toolSchemas: () => toolSchemas(pi),
 		telemetry: deps.telemetry,
 		onPromoted: (toolCallId, toolName, promoted) => feedback.bind(toolCallId, toolName, promoted),
+	});
+	const silentStops = new SilentStopGuard({
+		settings: () => settings,
+		modelId: () => model.id,
+		activeTools: () => pi.getActiveTools(),
+		toolSchemas: () => toolSchemas(pi),
 	});
 	const settingsHost: SettingsHost = {
 		current: () => settings,
@@ -93,13 +143,48 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		},
 	};
 
+	/** What the commands say about other owners and the reach settings, only when there is something to say. */
+	const compositionLines = (): string[] => {
+		const lines = foreignOwners.list().map(foreignOwnerLine);
+		if (composition.toolAliases.size > 0) {
+			lines.push(
+				`Tool repair: owner-configured aliases (toolAliases) for ${[...composition.toolAliases.keys()].join(", ")}.`,
+			);
+		}
+		if (codemodeRepaired) lines.push("Tool repair: codemode is re-registered to repair nested calls (codemodeRepair).");
+		return lines;
+	};
+
 	pi.on("session_start", (_event, ctx) => {
+		warningContext = ctx;
+		silentStops.reset();
 		contained("session-start:model", () => model.fromContext(ctx));
-		contained("session-start:register", () => overrides.register(ctx.cwd));
+		contained("session-start:owners", () => composeOwners(ctx, false));
 		contained("session-start:restore", () => feedback.restore(ctx.sessionManager.getEntries()));
 		contained("session-start:tally", () => showTally(ctx));
-		contained("session-start:warning", () => showSettingsWarning(ctx, settingsWarning));
-		settingsWarning = undefined;
+		for (const warning of settingsWarnings) contained("session-start:warning", () => showSettingsWarning(ctx, warning));
+		settingsWarnings = [];
+		contained("session-start:allowed-tools", () =>
+			showSettingsWarning(
+				ctx,
+				unknownAllowedTools(
+					settings.grammarAllowedTools,
+					pi.getAllTools().map((tool) => tool.name),
+				),
+			),
+		);
+	});
+
+	// Runs after every extension's session_start, so an owner that registers its tool there is seen first.
+	pi.on("resources_discover", (_event, ctx) => {
+		contained("resources-discover:owners", () => composeOwners(ctx, true));
+		return undefined;
+	});
+
+	// Before each run (the first one included): registers what is still missing and catches later owners.
+	pi.on("before_agent_start", (_event, ctx) => {
+		contained("before-agent-start:owners", () => composeOwners(ctx, true));
+		return undefined;
 	});
 
 	pi.on("model_select", (event, ctx) => {
@@ -121,45 +206,72 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		}),
 	);
 
-	pi.on("turn_end", () => {
+	pi.on("turn_end", (event) => {
 		contained("turn-end", () => feedback.endTurn());
+		return contained("turn-end:continuation", () => silentStops.onTurnEnd(event));
 	});
 
 	pi.on("session_shutdown", () => {
 		contained("session-shutdown", () => {
 			feedback.clear();
 			deps.failures.clear();
+			foreignOwners.clear();
+			silentStops.reset();
 		});
 	});
 
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
+			if (event.message.role === "toolResult" && settings.repairToolNames) {
+				const listed = withAvailableTools(event.message, pi.getActiveTools());
+				return listed === undefined ? undefined : { message: listed as typeof event.message };
+			}
 			if (event.message.role !== "assistant") return undefined;
-			// First the malformed-JSON rescue, then grammar leaks on the (possibly rescued) message.
-			const rescued = rescueMalformedArguments(event.message, {
-				isWrapped: (name) => isBuiltinToolName(name) && overrides.repairer(name) !== undefined,
-				repair: (name, input) => {
-					const repairer = overrides.repairer(name);
-					if (repairer === undefined) throw new Error("not a wrapped tool");
-					return repairer.run(input);
-				},
-				onAttempt: ({ toolCallId, toolName, result }) => {
-					const repairer = overrides.repairer(toolName);
-					if (repairer === undefined) return;
-					repairer.report(result);
-					if (result.outcome === "repaired") feedback.bind(toolCallId, toolName, repairer.feedbackFor(result));
-				},
-				onUnrescued: (args) => deps.unrescued.add(args),
-			});
-			const current = rescued ?? event.message;
+			// Names first (so the rescue repairs against the right tool), then the malformed-JSON rescue,
+			// then other owners' calls, then grammar leaks on the result.
+			const renamed = settings.repairToolNames
+				? contained("message-end:tool-names", () => renameLeakedToolNames(event.message, pi.getActiveTools()))
+				: undefined;
+			for (const call of renamed?.renamed ?? []) {
+				contained("message-end:rename-feedback", () =>
+					feedback.bind(call.toolCallId, call.to, renameFeedback(call, settings.policyProfile, model.id)),
+				);
+			}
+			const named = (renamed?.message ?? event.message) as typeof event.message;
+			const target = targets.forMessage();
+			const rescued = rescueMalformedArguments(named, rescueDepsFor(target, feedback, ctx.model));
+			const repaired = repairToolCalls(rescued ?? named, target, feedback) ?? rescued;
+			const current = repaired ?? named;
 			const promoted = contained("message-end:grammar", () => grammarLeaks(current));
-			const final = promoted?.message ?? rescued;
+			contained("message-end:silent-stops", () =>
+				silentStops.noteAssistantMessage(current, promoted?.message ?? current),
+			);
+			const final = promoted?.message ?? repaired ?? renamed?.message;
 			if (final === undefined) return undefined;
 			showTally(ctx);
 			return { message: final as typeof event.message };
 		}),
 	);
 
+	if (composition.codemodeRepair) {
+		const registered = contained("codemode-register", () => {
+			registerRepairingCodemode(
+				pi,
+				(parentId, toolName, args) =>
+					// A failure inside the layer leaves the nested call exactly as pi alone would run it.
+					contained("codemode:nested-call", () =>
+						decideNestedCall(parentId, toolName, args, targets.forMessage("all")(toolName), feedback),
+					) ?? { args },
+			);
+			return true;
+		});
+		codemodeRepaired = registered === true;
+		if (registered === undefined)
+			settingsWarnings.push("Tool repair: codemodeRepair is on, but pi's codemode tool could not be re-registered.");
+	}
+
 	// The commands are an extra: a failure to register them must not unload the repairs.
-	contained("register-commands", () => registerRepairCommands(pi, settingsHost));
+	contained("register-commands", () =>
+		registerRepairCommands(pi, settingsHost, { composition: () => compositionLines() }),
+	);
 }

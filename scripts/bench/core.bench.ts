@@ -48,7 +48,6 @@ function extensionConfig(tool: BuiltinToolName, modelId: string): RepairPipeline
 		},
 		feedback: new RepairFeedbackHub(),
 		failures: new RepeatFailureTracker(),
-		unrescued: new WeakSet(),
 	};
 	return repairerFor(tool, BUILTIN_DEFINITION_FACTORIES[tool]("/tmp"), deps).config();
 }

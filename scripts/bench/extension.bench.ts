@@ -55,7 +55,6 @@ const deps: RepairDeps = {
 	},
 	feedback: new RepairFeedbackHub(),
 	failures: new RepeatFailureTracker(),
-	unrescued: new WeakSet(),
 };
 const registered = new Map<string, AnyDefinition>();
 const overrides = new BuiltinOverrides(

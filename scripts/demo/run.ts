@@ -13,10 +13,12 @@
  *      expectation; then the workspace's files and `/repair-stats` for the run.
  *
  * Exits 1 when any step did not end as expected, so it doubles as a smoke
- * test. Colour only when stdout is a terminal (and NO_COLOR is unset).
+ * test. Colour only when stdout is a terminal (and NO_COLOR is unset); every
+ * line fits `COLUMNS` (the terminal's width, 80 when unknown or piped).
  * `--keep` leaves the temp folder in place and prints where it is;
- * `--without-layer` runs the same script through pi alone, to show what the
- * layer changes (most steps then fail, and the exit code says so).
+ * `--without-layer` runs the same script through pi alone and shows, call by
+ * call, what pi did where the layer would have stepped in (a comparison, so it
+ * exits 0 when pi ran); `--help` prints the usage.
  * No network, no API key; everything runs on Node 22 from the dev dependency.
  */
 import {
@@ -31,7 +33,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
+import { parseArgs } from "node:util";
+import { truncatePlain } from "../../src/extension/bar-chart.ts";
 import type { ScriptedTurn, ScriptStep } from "../../test/fixtures/scripted-provider.ts";
+import { fitChartRow, fitLine, isChartRow, terminalWidth, wrapHanging } from "./layout.ts";
 import {
 	REPO_ROOT,
 	type RepairEntry,
@@ -85,27 +90,40 @@ const VERDICT_COLOUR: Record<LayerVerdict, (text: string) => string> = {
 /** Marker the scripted model answers with when `/repair-stats` reaches it as a plain prompt. */
 const NO_STATS_COMMAND = "(no /repair-stats command in this build)";
 
+const USAGE = `Usage: npm run demo [-- options]
+
+Runs the real pi CLI offline with a scripted model that makes the classic
+tool-call mistakes, and shows what pi-repair-layer does with each.
+
+Options:
+  --without-layer  play the same script through pi alone, for comparison
+  --keep           keep the temp workspace, session and telemetry
+  -h, --help       print this help
+
+Output fits COLUMNS (80 when unknown or piped).`;
+
+const width = terminalWidth(process.env.COLUMNS, process.stdout.isTTY ? process.stdout.columns : undefined);
+
+function write(lines: readonly string[]): void {
+	for (const text of lines) process.stdout.write(`${text}\n`);
+}
+
 function line(text = ""): void {
-	process.stdout.write(`${text}\n`);
+	write(fitLine(text, width));
 }
 
-/** Word-wraps `text` to `width` columns; continuation lines get `indent`. */
-function wrap(text: string, width: number, indent: string): string {
-	const lines: string[] = [];
-	let current = "";
-	for (const word of text.replace(/\s+/g, " ").trim().split(" ")) {
-		if (current !== "" && current.length + 1 + word.length > width) {
-			lines.push(current);
-			current = word;
-		} else current = current === "" ? word : `${current} ${word}`;
-	}
-	if (current !== "") lines.push(current);
-	return lines.join(`\n${indent}`);
+/** The labels of a call's lines take this many columns; their text wraps beside them. */
+const LABEL_INDENT = " ".repeat(16);
+
+/** One labelled line of a call (`    note        …`), its text wrapped under itself. */
+function field(label: string, text: string): void {
+	write(wrapHanging(text, width, `    ${dim(label.padEnd(10))}  `, LABEL_INDENT));
 }
 
-function clip(text: string, width = 96): string {
+/** Flattens `text` to one line of at most `lines` rows beside a label. */
+function clip(text: string, lines = 1): string {
 	const flat = text.replace(/\s+/g, " ").trim();
-	return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
+	return truncatePlain(flat, (width - LABEL_INDENT.length) * lines - (lines - 1) * 8);
 }
 
 /** Does the checkout wire grammar-leak handling into the extension yet? */
@@ -129,11 +147,11 @@ function seedWorkspace(workspace: string): void {
 /** What the model sent, in one line. */
 function describeSent(turn: ScriptedTurn, call: SessionToolCall | undefined, index: number): string {
 	const scripted = turn.toolCalls?.[index];
-	if (scripted === undefined) return `text: ${clip(turn.text ?? "", 80)}`;
+	if (scripted === undefined) return clip(`text: ${turn.text ?? ""}`, 2);
 	if (scripted.rawArguments !== undefined) {
-		return `${scripted.name} with raw argument text ${clip(scripted.rawArguments, 80)}`;
+		return clip(`${scripted.name} with raw argument text ${scripted.rawArguments}`, 2);
 	}
-	return `${scripted.name} ${clip(JSON.stringify(scripted.arguments ?? {}), 80)}${call === undefined ? "" : ""}`;
+	return clip(`${scripted.name} ${JSON.stringify(scripted.arguments ?? {})}${call === undefined ? "" : ""}`, 2);
 }
 
 function isObjectText(text: string): boolean {
@@ -158,11 +176,11 @@ interface CallReport {
 
 function toolSummary(toolName: string, isError: boolean, text: string): string {
 	const body = withoutNotes(text);
-	if (isError) return `error: ${clip(body.split("\n")[0] ?? "", 90)}`;
+	if (isError) return `error: ${clip(body.split("\n")[0] ?? "", 2)}`;
 	if (toolName === "read") return `returned ${body.split("\n").length} line(s) of the file`;
-	if (toolName === "ls") return `listed ${clip(body.split("\n").join(", "), 80)}`;
-	if (toolName === "grep") return `found ${clip(body.split("\n").join(" | "), 80)}`;
-	return clip(body.split("\n")[0] ?? "(no output)", 90);
+	if (toolName === "ls") return `listed ${clip(body.split("\n").join(", "))}`;
+	if (toolName === "grep") return `found ${clip(body.split("\n").join(" | "))}`;
+	return clip(body.split("\n")[0] ?? "(no output)", 2);
 }
 
 /** Classifies one call of one turn and checks it against its expectation. */
@@ -252,22 +270,26 @@ interface StepReport {
 
 function printStep(number: number, report: StepReport, recordsRules: boolean): void {
 	const ok = report.problems.length === 0 && report.calls.every((call) => call.problems.length === 0);
-	line(`${bold(`${String(number).padStart(2)}. ${report.step.title}`)}  ${ok ? green("✓") : red("✗")}`);
+	write(
+		wrapHanging(
+			`${bold(report.step.title)}  ${ok ? green("✓") : red("✗")}`,
+			width,
+			bold(`${String(number).padStart(2)}. `),
+			"    ",
+		),
+	);
 	for (const call of report.calls) {
-		line(`    ${dim("model sent")}  ${call.sent}`);
+		field("model sent", call.sent);
 		const colourOf = call.verdict === "did not run" ? red : VERDICT_COLOUR[call.verdict];
 		let rules = "";
 		if (call.rules !== undefined && call.rules.length > 0) rules = `  ${call.rules.join(", ")}`;
 		else if (!recordsRules && (call.verdict === "repaired" || call.verdict === "rescued"))
 			rules = dim("  (rule IDs not recorded by this build)");
 		const meaning = call.verdict === "did not run" ? "" : dim(`  (${VERDICT_MEANING[call.verdict]})`);
-		line(`    ${dim("layer     ")}  ${colourOf(call.verdict)}${rules}${meaning}`);
-		const indent = " ".repeat(16);
-		for (const note of call.notes) line(`    ${dim("note      ")}  ${dim(wrap(note, 88, indent))}`);
-		for (const [index, text] of call.error.entries()) {
-			line(`    ${dim(index === 0 ? "error     " : "          ")}  ${red(clip(text, 88))}`);
-		}
-		line(`    ${dim("tool      ")}  ${call.tool}`);
+		field("layer", `${colourOf(call.verdict)}${rules}${meaning}`);
+		for (const note of call.notes) field("note", dim(note));
+		for (const [index, text] of call.error.entries()) field(index === 0 ? "error" : "", red(text));
+		field("tool", call.tool);
 		for (const problem of call.problems) line(`    ${red(`unexpected: ${problem}`)}`);
 	}
 	for (const problem of report.problems) line(`    ${red(`unexpected: ${problem}`)}`);
@@ -283,13 +305,132 @@ function printWorkspace(workspace: string): void {
 		const changed =
 			DEMO_FILES[file] === undefined ? cyan(" (new)") : DEMO_FILES[file] === content ? "" : yellow(" (changed)");
 		line(`  ${bold(relative(workspace, join(workspace, file)))}${changed}`);
-		for (const text of content.trimEnd().split("\n")) line(`    ${dim("│")} ${text}`);
+		for (const text of content.trimEnd().split("\n"))
+			write(wrapHanging(text, width, `    ${dim("│")} `, `    ${dim("│")} `));
+	}
+}
+
+/** What pi did with one call when it ran alone, beside what the layer does with it. */
+interface PiAloneReport {
+	sent: string;
+	outcome: "pi refused" | "pi ran it" | "the tool failed" | "left as text" | "not reached" | "no result";
+	/** pi's own error, line by line, as the model got it. */
+	error: string[];
+	layer: LayerVerdict;
+}
+
+const PI_ALONE_MEANING: Record<PiAloneReport["outcome"], string> = {
+	"pi refused": "  (its validation rejected the call)",
+	"pi ran it": "",
+	"the tool failed": "  (pi let the call through)",
+	"left as text": "  (no call ran)",
+	"not reached": "  (pi's run had ended: a reply without a call stops it)",
+	"no result": "  (the session holds no result for this call)",
+};
+
+/** pi's validation errors, as opposed to a tool that ran and failed. */
+const PI_REFUSAL = /^(Validation failed for tool|Invalid arguments for tool)/;
+
+function comparePiAlone(
+	turn: ScriptedTurn,
+	index: number,
+	expectation: CallExpectation,
+	transcript: Transcript,
+	assistant: Transcript["assistants"][number] | undefined,
+): PiAloneReport {
+	const scripted = turn.toolCalls?.[index];
+	const call = scripted && assistant?.toolCalls.find((candidate) => candidate.id === scripted.id);
+	const result = call && transcript.results.get(call.id);
+	const sent = describeSent(turn, call, index);
+	const base = { sent, error: [], layer: expectation.layer };
+	if (assistant === undefined) return { ...base, outcome: "not reached" };
+	if (scripted === undefined) return { ...base, outcome: "left as text" };
+	if (result === undefined) return { ...base, outcome: "no result" };
+	if (!result.isError) return { ...base, outcome: "pi ran it" };
+	const error = result.text
+		.split("\n")
+		.filter((text) => text.trim() !== "")
+		.slice(0, 6);
+	return { ...base, outcome: PI_REFUSAL.test(result.text.trim()) ? "pi refused" : "the tool failed", error };
+}
+
+function printPiAloneStep(number: number, step: DemoStep, calls: readonly PiAloneReport[]): void {
+	write(wrapHanging(bold(step.title), width, bold(`${String(number).padStart(2)}. `), "    "));
+	for (const call of calls) {
+		field("model sent", call.sent);
+		const outcome = call.outcome === "pi ran it" ? green(call.outcome) : red(call.outcome);
+		field("result", `${outcome}${dim(PI_ALONE_MEANING[call.outcome])}`);
+		for (const [index, text] of call.error.entries()) field(index === 0 ? "error" : "", text);
+		field("with layer", VERDICT_COLOUR[call.layer](call.layer));
+	}
+}
+
+/** The comparison run: what pi alone did per call, the workspace, and a count; exits 0 when pi ran. */
+function finishPiAlone(
+	steps: readonly DemoStep[],
+	transcript: Transcript,
+	run: { exitCode: number | null; stderr: string },
+	workspace: string,
+	started: number,
+): number {
+	const calls: PiAloneReport[] = [];
+	let turnIndex = 0;
+	steps.forEach((step, number) => {
+		const stepCalls: PiAloneReport[] = [];
+		for (const demoTurn of step.turns) {
+			const assistant = transcript.assistants[turnIndex];
+			turnIndex += 1;
+			demoTurn.expect.forEach((expectation, index) => {
+				stepCalls.push(comparePiAlone(demoTurn.turn, index, expectation, transcript, assistant));
+			});
+		}
+		printPiAloneStep(number + 1, step, stepCalls);
+		calls.push(...stepCalls);
+	});
+	line();
+	printWorkspace(workspace);
+	line();
+	const count = (outcome: PiAloneReport["outcome"]) => calls.filter((call) => call.outcome === outcome).length;
+	const seconds = ((performance.now() - started) / 1000).toFixed(1);
+	line(
+		bold(
+			`pi alone: refused ${count("pi refused")} of ${calls.length} calls, ran ${count("pi ran it")}, ` +
+				`${count("the tool failed")} failed in the tool, ${count("left as text")} stayed text (${seconds} s).`,
+		),
+	);
+	line(dim("Run `npm run demo` for the same script with the layer loaded."));
+	if (run.exitCode === 0) return 0;
+	line(red(`pi exited with code ${String(run.exitCode)}`));
+	for (const text of run.stderr.trim().split("\n").slice(-15)) line(dim(`  ${text}`));
+	return 1;
+}
+
+function parseOptions(): { keep: boolean; withLayer: boolean } | number {
+	try {
+		const { values } = parseArgs({
+			options: {
+				keep: { type: "boolean" },
+				"without-layer": { type: "boolean" },
+				help: { type: "boolean", short: "h" },
+			},
+			strict: true,
+			allowPositionals: false,
+		});
+		if (values.help === true) {
+			process.stdout.write(`${USAGE}\n`);
+			return 0;
+		}
+		return { keep: values.keep === true, withLayer: values["without-layer"] !== true };
+	} catch (error) {
+		process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+		return 2;
 	}
 }
 
 async function main(): Promise<number> {
-	const keep = process.argv.includes("--keep");
-	const withLayer = !process.argv.includes("--without-layer");
+	const options = parseOptions();
+	if (typeof options === "number") return options;
+	const { keep, withLayer } = options;
 	const started = performance.now();
 	const root = mkdtempSync(join(tmpdir(), "pi-repair-demo-"));
 	try {
@@ -309,7 +450,9 @@ async function main(): Promise<number> {
 		writeFileSync(scriptPath, JSON.stringify(script, null, 2));
 
 		line(bold("pi-repair-layer demo: the real pi CLI, a scripted offline model, the classic mistakes"));
-		if (!withLayer) line(yellow("--without-layer: pi runs alone, so expect most steps to fail."));
+		if (!withLayer) {
+			line(yellow("--without-layer: pi runs alone; each call shows what pi did and what the layer does with it."));
+		}
 		line(dim(`model ${DEMO_MODEL} (scripted), settings ${JSON.stringify(DEMO_SETTINGS)}, workspace in a temp folder`));
 		if (!grammar) {
 			line(yellow("note: grammar-leak handling is not wired into this checkout yet, so the DSML step is left out."));
@@ -333,6 +476,8 @@ async function main(): Promise<number> {
 		});
 		const transcript = readTranscript(sessionDir);
 		const recordsRules = transcript.repairEntries.size > 0;
+
+		if (!withLayer) return finishPiAlone(steps, transcript, run, workspace, started);
 
 		const reports: StepReport[] = [];
 		let turnIndex = 0;
@@ -365,20 +510,17 @@ async function main(): Promise<number> {
 			model: DEMO_MODEL,
 			prompt: "/repair-stats",
 			env,
-			withLayer,
 		});
 		if (stats.stdout.includes(NO_STATS_COMMAND)) {
-			line(
-				yellow(
-					withLayer
-						? "  /repair-stats is not registered in this checkout yet; the run's telemetry file holds:"
-						: "  /repair-stats comes with the layer; without it the telemetry file holds:",
-				),
-			);
+			line(yellow("  /repair-stats is not registered in this checkout yet; the run's telemetry file holds:"));
 			const records = existsSync(telemetryPath) ? readFileSync(telemetryPath, "utf8").trim().split("\n") : [];
 			line(`  ${records.filter((record) => record !== "").length} record(s)`);
 		} else {
-			for (const text of (stats.stdout.trim() || stats.stderr.trim() || "(no output)").split("\n")) line(`  ${text}`);
+			for (const text of (stats.stdout.trim() || stats.stderr.trim() || "(no output)").split("\n")) {
+				const indented = `  ${text}`;
+				if (isChartRow(indented)) line(fitChartRow(indented, width));
+				else line(indented);
+			}
 		}
 		line();
 

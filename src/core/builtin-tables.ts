@@ -105,6 +105,14 @@ const pathAlias = (aliases: readonly string[]): Preprocessor => ({
 const pathCleanup: Preprocessor = { kind: "filesystem-path", selector: "/path" };
 const pathAnchors: Preprocessor = { kind: "anchor-bleed", selector: "/path", modelFamilies: ANCHOR_BLEED_MODELS };
 const rootTokens: Preprocessor = { kind: "grammar-tokens", selector: "", modelFamilies: GRAMMAR_TOKEN_MODELS };
+// Token cleanup fixes keys around content, never the content: file text, edit texts and commands keep every byte.
+const contentTokens = (selector: "" | "/edits/*", contentKeys: readonly string[]): Preprocessor => ({
+	kind: "grammar-tokens",
+	selector,
+	modelFamilies: GRAMMAR_TOKEN_MODELS,
+	contentKeys,
+});
+const EDIT_TEXT_KEYS = ["oldText", "newText", ...OLD_TEXT_ALIASES, ...NEW_TEXT_ALIASES];
 
 /**
  * The built-in flat edit fold as a structural preprocessor (top-level
@@ -122,7 +130,7 @@ export const FLAT_EDIT_FOLD: StructuralPreprocessor = {
 
 const SHELL_PREPROCESSORS: readonly Preprocessor[] = [
 	{ kind: "alias", selector: "/command", aliases: COMMAND_ALIASES, accepts: "string" },
-	rootTokens,
+	contentTokens("", ["command", ...COMMAND_ALIASES]),
 ];
 
 export const PIPELINE_PREPROCESSORS: Readonly<Record<BuiltinToolName, readonly Preprocessor[]>> = {
@@ -136,8 +144,8 @@ export const PIPELINE_PREPROCESSORS: Readonly<Record<BuiltinToolName, readonly P
 		{ kind: "alias", selector: "/edits/*/newText", aliases: NEW_TEXT_ALIASES, accepts: "string" },
 		pathCleanup,
 		pathAnchors,
-		rootTokens,
-		{ kind: "grammar-tokens", selector: "/edits/*", modelFamilies: GRAMMAR_TOKEN_MODELS },
+		contentTokens("", EDIT_TEXT_KEYS),
+		contentTokens("/edits/*", EDIT_TEXT_KEYS),
 		FLAT_EDIT_FOLD,
 	],
 	write: [
@@ -145,7 +153,7 @@ export const PIPELINE_PREPROCESSORS: Readonly<Record<BuiltinToolName, readonly P
 		{ kind: "alias", selector: "/content", aliases: CONTENT_ALIASES, accepts: "string" },
 		pathCleanup,
 		pathAnchors,
-		rootTokens,
+		contentTokens("", ["content", ...CONTENT_ALIASES]),
 	],
 	grep: [
 		{ kind: "alias", selector: "/pattern", aliases: GREP_PATTERN_ALIASES, accepts: "string" },

@@ -2,10 +2,14 @@
  * Safe, schema-driven native conversion (pipeline stage 7).
  *
  * Only lossless scalar conversions are made, and only where the schema names
- * the target type: a numeric string becomes a number, a number or boolean its
- * exact decimal / literal text, a `"true"`/`"false"` string a boolean. Nothing
- * is ever invented: `null` stays `null`, nothing is wrapped into or taken out
- * of an array, objects and arrays never trade places. The walk follows
+ * the target type: decimal JSON number text (`"5"`, `"-0.5"`) becomes a
+ * number, a number its exact decimal text, a `"true"`/`"false"` string a
+ * boolean. Anything else would change what the call means, so it is never
+ * converted and the call fails validation: `"0x10"`, `"1e3"` and `" 5 "` stay
+ * text, a boolean never becomes `"true"`/`"false"` (a path or a command named
+ * `true` is not what the model meant), `null` stays `null`, nothing is
+ * wrapped into or taken out of an array, objects and arrays never trade
+ * places. The walk follows
  * `properties`, `patternProperties`, schema-form `additionalProperties`, `items` (list and tuple
  * form), `allOf` and the unions `anyOf`/`oneOf` (first branch whose converted
  * value passes), so TypeBox types and plain JSON Schema behave the same.
@@ -74,7 +78,8 @@ function matchesAnyType(types: readonly unknown[], value: unknown): boolean {
 	return false;
 }
 
-function jsonTypeMatches(type: unknown, value: unknown): boolean {
+/** True when `value` has the JSON type named by `type`. */
+export function jsonTypeMatches(type: unknown, value: unknown): boolean {
 	switch (type) {
 		case "string":
 			return typeof value === "string";
@@ -103,9 +108,7 @@ function convertScalarTo(type: unknown, value: unknown): unknown {
 		case "integer":
 			return numberFromString(value, true);
 		case "string":
-			if (typeof value === "number" && Number.isFinite(value)) return String(value);
-			if (typeof value === "boolean") return value ? "true" : "false";
-			return undefined;
+			return typeof value === "number" ? decimalText(value) : undefined;
 		case "boolean":
 			if (typeof value !== "string") return undefined;
 			if (value.toLowerCase() === "true") return true;
@@ -117,11 +120,27 @@ function convertScalarTo(type: unknown, value: unknown): unknown {
 }
 
 function numberFromString(value: unknown, integer: boolean): number | undefined {
-	if (typeof value !== "string" || value.trim() === "") return undefined;
-	const parsed = Number(value);
-	if (!Number.isFinite(parsed)) return undefined;
-	if (integer && !Number.isInteger(parsed)) return undefined;
+	if (typeof value !== "string") return undefined;
+	const parsed = numberFromDecimalText(value);
+	if (parsed === undefined || (integer && !Number.isInteger(parsed))) return undefined;
 	return parsed;
+}
+
+// JSON number grammar without an exponent: no sign but `-`, no padding, no hex, no `1e3`.
+const DECIMAL_NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/** The number written by decimal JSON number text, or `undefined` for any other text. */
+export function numberFromDecimalText(text: string): number | undefined {
+	if (text.length > 400 || !DECIMAL_NUMBER_TEXT.test(text)) return undefined;
+	const parsed = Number(text);
+	return Number.isFinite(parsed) ? parsed : undefined;
+}
+
+/** A finite number's decimal text, or `undefined` when JavaScript would write it with an exponent. */
+export function decimalText(value: number): string | undefined {
+	if (!Number.isFinite(value)) return undefined;
+	const text = String(value);
+	return DECIMAL_NUMBER_TEXT.test(text) ? text : undefined;
 }
 
 function convertObject(node: SchemaNode, value: Record<string, unknown>, depth: number): Record<string, unknown> {

@@ -2,14 +2,16 @@
  * Stage 1: envelope recovery.
  *
  * Turns an argument envelope that is not yet an object (a JSON-encoded string,
- * possibly encoded more than once; a one-element array around the object;
- * JSON text with raw control characters inside its strings) into the object,
+ * possibly encoded more than once; one markdown fence or quoting layer around
+ * the object; a one-element array around the object; JSON text with raw
+ * control characters inside its strings) into the object,
  * recording one change per step. Bounded by the envelope limits before any
  * work is done. When no object comes out, every decode is discarded and the
  * only offer left is a truncation candidate (see `truncation.ts`), which the
  * pipeline accepts only if it survives the whole downstream pipeline.
  */
 import { cloneJson } from "./clone.ts";
+import { tryParse, unframedObjectText } from "./json-text.ts";
 import { resolveLimits } from "./limits.ts";
 import { RULE } from "./rule-ids.ts";
 import { completionSuffix } from "./truncation.ts";
@@ -21,6 +23,8 @@ const ESCAPE_NOTE =
 	"Raw control characters inside string literals of the argument JSON were escaped before it was parsed.";
 const UNWRAP_NOTE =
 	"The arguments arrived as an array holding a single object; that object was taken out and used as the arguments.";
+const UNFRAME_NOTE =
+	"The argument object arrived inside a markdown code fence or a pair of quotes; that framing was removed. Send the bare JSON object in future calls.";
 const TRUNCATED_NOTE =
 	"The argument JSON was cut off before its end. It was closed, and the closed object was accepted only because it satisfied the tool's schema.";
 
@@ -104,8 +108,8 @@ export function recoverEnvelope(
 	while (typeof value === "string" && attempts < limits.maxDecodeAttempts && elapsed() <= limits.maxWorkMs) {
 		attempts++;
 		const escaped = escapeJsonStringControlCharacters(value);
-		const parsed = parseOrFail(escaped);
-		if (parsed === PARSE_FAILED) {
+		const parsed = tryParse(escaped);
+		if (parsed === undefined) {
 			break;
 		}
 		changes.push({ ruleId: RULE.decodeJson, stage: "envelope", note: decodeNote });
@@ -113,6 +117,16 @@ export function recoverEnvelope(
 			changes.push({ ruleId: RULE.escapeControlCharacter, stage: "envelope", note: ESCAPE_NOTE });
 		}
 		value = parsed;
+	}
+
+	// Exactly one fence or quoting layer around a complete object is framing, not an argument value.
+	const framed = typeof value === "string" ? unframedObjectText(value) : undefined;
+	if (framed !== undefined) {
+		const parsed = tryParse(escapeJsonStringControlCharacters(framed));
+		if (isPlainObject(parsed)) {
+			changes.push({ ruleId: RULE.unwrapFramedJson, stage: "envelope", note: UNFRAME_NOTE });
+			value = parsed;
+		}
 	}
 
 	if (Array.isArray(value) && value.length === 1 && isPlainObject(value[0])) {
@@ -147,21 +161,16 @@ function truncationCandidate(text: string, limits: EnvelopeLimits): Record<strin
 	if (suffix === undefined) {
 		return undefined;
 	}
-	const parsed = parseOrFail(escapeJsonStringControlCharacters(text + suffix));
+	const parsed = tryParse(escapeJsonStringControlCharacters(text + suffix));
 	if (!isPlainObject(parsed) || nestingDepth(parsed, limits.maxNestingDepth) > limits.maxNestingDepth) {
 		return undefined;
 	}
 	return parsed;
 }
 
-const PARSE_FAILED: unique symbol = Symbol("parse-failed");
-
-function parseOrFail(text: string): unknown {
-	try {
-		return JSON.parse(text) as unknown;
-	} catch {
-		return PARSE_FAILED;
-	}
+/** True when `input` is within the size and depth bounds of the envelope stage. */
+export function withinEnvelopeLimits(input: unknown, overrides: RepairPipelineLimits): boolean {
+	return withinLimits(input, resolveLimits(overrides));
 }
 
 function withinLimits(input: unknown, limits: EnvelopeLimits): boolean {

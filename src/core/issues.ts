@@ -143,15 +143,39 @@ function prefixOf(text: string, count: number): string {
  * naming the tool, one bullet per issue (first {@link MAX_RETRY_LINES}), and
  * the value the validator saw.
  */
-export function formatRetryMessage(toolName: string, issues: readonly ValidationIssue[], received: unknown): string {
+export function formatRetryMessage(
+	toolName: string,
+	issues: readonly ValidationIssue[],
+	received: unknown,
+	schema?: unknown,
+): string {
 	const lines = [
 		`The arguments for the ${toolName} tool did not pass validation; fix the problems below and call it again:`,
 	];
 	for (const issue of issues.slice(0, MAX_RETRY_LINES)) {
 		lines.push(`  • ${issuePath(issue)}: ${issue.message ?? issue.keyword}`);
+		// A misspelt key (`paht`) is usually why a required one is missing; name it right there.
+		if (issue.keyword === "required" && issue.instancePath === "") {
+			const unexpected = unexpectedKeys(schema, received);
+			if (unexpected !== undefined) lines.push(`  • (root): unexpected ${unexpected}, not a parameter of this tool`);
+		}
 	}
 	lines.push(`Received: ${renderReceived(received)}`);
 	return lines.join("\n");
+}
+
+/** Keys named in the unexpected-keys line; longer lists end with a count. */
+const MAX_UNEXPECTED_KEYS = 8;
+
+/** The received object's top-level keys the schema does not declare, quoted, or `undefined` when none. */
+function unexpectedKeys(schema: unknown, received: unknown): string | undefined {
+	if (!isRecord(schema) || !isRecord(schema.properties) || !isRecord(received)) return undefined;
+	const declared = schema.properties;
+	const extra = Object.keys(received).filter((key) => !Object.hasOwn(declared, key));
+	if (extra.length === 0) return undefined;
+	const named = extra.slice(0, MAX_UNEXPECTED_KEYS).map((key) => JSON.stringify(prefixOf(key, 64)));
+	const more = extra.length > MAX_UNEXPECTED_KEYS ? ` and ${extra.length - MAX_UNEXPECTED_KEYS} more` : "";
+	return `${extra.length === 1 ? "key" : "keys"} ${named.join(", ")}${more}`;
 }
 
 // How deep the shape description follows nested objects before eliding them.

@@ -16,15 +16,25 @@
  * entry point, and reported through `onContainedError`; callbacks observe the
  * verdict and can never change it.
  */
+
+import { condenseChanges } from "./change-log.ts";
 import { cloneJson, isRecord } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
-import { isPlainObject, recoverEnvelope, truncatedEnvelopeChange } from "./envelope.ts";
+import {
+	decodeJsonNoteFor,
+	isPlainObject,
+	recoverEnvelope,
+	truncatedEnvelopeChange,
+	withinEnvelopeLimits,
+} from "./envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
+import { resolveLimits } from "./limits.ts";
 import { applyOwnerShim } from "./owner-shim.ts";
 import { resolveRepairPolicy } from "./policy.ts";
 import { compilePreprocessPlan, type PreprocessPlan, planMayChange, runPreprocessPlan } from "./preprocess.ts";
 import { RULE } from "./rule-ids.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
+import { convertScalarToSchemaTypeNote } from "./schema-repair/notes.ts";
 import { mayHoldOmittedNull, withoutOmittedNulls } from "./strict-sampling.ts";
 import type {
 	ContainedErrorLabel,
@@ -175,7 +185,7 @@ export function runRepairPipeline(options: { input: unknown; config: RepairPipel
 		outcome: result.outcome,
 		args: result.args,
 		policy: policy.profile,
-		changes: result.changes,
+		changes: condenseChanges(result.changes),
 		observations: result.observations,
 	};
 	if (result.issueSummary !== undefined) shaped.issueSummary = result.issueSummary;
@@ -189,7 +199,13 @@ function decide(input: unknown, config: RepairPipelineConfig, plan: Plan): Downs
 	const { policy } = plan;
 	// A plain object has nothing to decode or unwrap: skipping the envelope's
 	// O(size) pre-checks gives the same outcome at no cost.
-	if (isPlainObject(input)) return shapePrimary(input, downstream(input, [], config, plan));
+	if (isPlainObject(input)) {
+		// Repair work on a plain object has the envelope's bounds; a call that is valid as sent has none.
+		if (!check(config.schema, judge(input, config)) && !withinEnvelopeLimits(input, config.limits ?? {})) {
+			return tooLargeToRepair(config, input);
+		}
+		return shapePrimary(input, downstream(input, [], config, plan));
+	}
 
 	const envelope = recoverEnvelope(input, config.limits ?? {}, config.toolName);
 	if (policy.allowTruncatedEnvelopeCompletion) {
@@ -250,7 +266,8 @@ function preprocess(
 	for (let round = 0; round < 2; round++) {
 		if (!planMayChange(steps, current)) return current;
 		const result = runPreprocessPlan(steps, current, config.toolName, plan.policy.allowValidValueTransforms);
-		changes.push(...result.changes);
+		// One push per change: a spread of 100,000 arguments overflows the stack.
+		for (const change of result.changes) changes.push(change);
 		for (const ruleId of result.observations) observe(observations, config, "valid-value", ruleId);
 		if (result.unknownKinds.length > 0) observe(observations, config, "preprocess", RULE.unknownPreprocessorKind);
 		current = result.value;
@@ -313,12 +330,22 @@ function finish(
 
 	const converted = convertToSchema(config.schema, args);
 	if (!check(config.schema, converted)) return failed(config, value, observations, engine);
+	if (converted !== args) changes.push(conversionChange(config.toolName));
 	// The repaired value must share nothing with the caller's input.
 	const final = cloneJson(converted);
 	const result: DownstreamResult = { outcome: "repaired", args: final, changes, observations };
 	if (engine.issueSummary !== undefined) result.issueSummary = engine.issueSummary;
 	if (engine.fingerprint !== undefined) result.fingerprint = engine.fingerprint;
 	return result;
+}
+
+/** Every conversion the layer makes is on the record (only the lossless ones exist). */
+function conversionChange(toolName: string): RepairChange {
+	return {
+		ruleId: RULE.convertScalarToSchemaType,
+		stage: "schema-repair",
+		note: convertScalarToSchemaTypeNote(toolName),
+	};
 }
 
 function appendEngineChanges(changes: RepairChange[], engine: EngineResult): void {
@@ -349,8 +376,27 @@ function failed(
 	if (found.length === 0) found = [FINAL_CHECK_ISSUE];
 	result.issueSummary = summarizeIssues(found);
 	result.fingerprint = failureFingerprint(config.toolName, found);
-	result.retryMessage = formatRetryMessage(config.toolName, found, seen);
+	result.retryMessage = formatRetryMessage(config.toolName, found, seen, config.schema);
 	return result;
+}
+
+function tooLargeToRepair(config: RepairPipelineConfig, input: unknown): DownstreamResult {
+	const limits = resolveLimits(config.limits ?? {});
+	const issue: ValidationIssue = {
+		keyword: "too-large",
+		instancePath: "",
+		params: {},
+		message: `too large to repair (over ${limits.maxInputBytes} bytes or nested deeper than ${limits.maxNestingDepth} levels); send a smaller call, for example several smaller edits`,
+	};
+	return {
+		outcome: "unrepairable",
+		args: input,
+		changes: [],
+		observations: [],
+		issueSummary: summarizeIssues([issue]),
+		fingerprint: failureFingerprint(config.toolName, [issue]),
+		retryMessage: formatRetryMessage(config.toolName, [issue], input),
+	};
 }
 
 // Stands in when the value passes the strict check yet the final check of the repaired value failed.

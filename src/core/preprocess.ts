@@ -16,6 +16,8 @@
  * reference, and when nothing changes the input itself comes back.
  */
 import { cloneJson, defineOwn, isRecord, jsonEqual } from "./clone.ts";
+import { decimalText, numberFromDecimalText } from "./convert.ts";
+import { readsAsListLiteral } from "./list-literal.ts";
 import { unwrapMarkdownAutoLinks } from "./markdown-links.ts";
 import { RULE } from "./rule-ids.ts";
 import { parseSelector, resolveSegments, type SelectorSegment } from "./selectors.ts";
@@ -442,8 +444,9 @@ const ROWS: { readonly [K in Preprocessor["kind"]]: Row<PreprocessorOf<K>> } = {
 		{ gated: false },
 	),
 	"string-or-array": fieldRow(
-		() => (value) => (typeof value === "string" ? [value] : value),
-		() => (value) => typeof value === "string",
+		// A list literal, broken or Python-style, is never a lone item.
+		() => (value) => (typeof value === "string" && !readsAsListLiteral(value) ? [value] : value),
+		() => (value) => typeof value === "string" && !readsAsListLiteral(value),
 		{ gated: false },
 	),
 	scalar: fieldRow((preprocessor) => scalarTransform(preprocessor.scalarType), changedBy, { gated: false }),
@@ -458,7 +461,7 @@ const ROWS: { readonly [K in Preprocessor["kind"]]: Row<PreprocessorOf<K>> } = {
 		},
 	),
 	"grammar-tokens": fieldRow(
-		() => stripGrammarTokens,
+		(preprocessor) => (value) => stripGrammarTokens(value, preprocessor.contentKeys ?? []),
 		(_preprocessor, transform) => (value) => mayHoldTokenLeak(value) && transform(value) !== value,
 		{ gated: true, ruleId: RULE.stripGrammarTokenLeak },
 	),
@@ -562,15 +565,12 @@ function unwrapPathArray(value: unknown): unknown {
 function scalarTransform(scalarType: FieldPreprocessor["scalarType"]): Transform | undefined {
 	switch (scalarType) {
 		case "string":
-			return (value) => (typeof value === "number" || typeof value === "boolean" ? String(value) : value);
+			// An owner asked for text here; a number still becomes only its exact decimal text.
+			return (value) =>
+				typeof value === "number" ? (decimalText(value) ?? value) : typeof value === "boolean" ? String(value) : value;
 		case "number":
-			return (value) => {
-				if (typeof value !== "string" || value.trim() === "") {
-					return value;
-				}
-				const number = Number(value);
-				return Number.isFinite(number) ? number : value;
-			};
+			// Only decimal number text is a number: `"0x10"`, `"1e3"` and `" 5 "` would be guesses.
+			return (value) => (typeof value === "string" ? (numberFromDecimalText(value) ?? value) : value);
 		case "boolean":
 			return (value) => {
 				if (typeof value !== "string" || value.length > 5) {
@@ -592,17 +592,31 @@ function mayHoldAnchors(value: unknown): boolean {
 	return typeof value === "string" && (value.charCodeAt(0) === CARET || value.charCodeAt(value.length - 1) === DOLLAR);
 }
 
-/** Removes every leading `^` and every trailing `$`; inner anchors stay. */
+/**
+ * Removes every leading `^`, and the trailing `$` run only when a leading `^`
+ * was there to pair with it and the `$` does not end a Windows share name
+ * (`C$`, `\\server\c$`); inner anchors stay.
+ */
 function stripAnchors(value: string): string {
 	let start = 0;
 	let end = value.length;
 	while (start < end && value[start] === "^") {
 		start++;
 	}
-	while (end > start && value[end - 1] === "$") {
-		end--;
+	if (start > 0) {
+		while (end > start && value[end - 1] === "$") {
+			end--;
+		}
+		if (end < value.length && endsShareName(value.slice(start, end), value.length - end)) {
+			end = value.length;
+		}
 	}
 	return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+// A lone drive letter and one `$` is a drive share (`C$`); in a UNC path a `$` ends a hidden share name.
+function endsShareName(body: string, dollars: number): boolean {
+	return (dollars === 1 && /^[A-Za-z]$/.test(body)) || body.startsWith("\\\\") || body.startsWith("//");
 }
 
 const OPENING_TOKENS = ["<arg_key>", "<arg_value>"] as const;
@@ -666,10 +680,12 @@ function mayEndInToken(text: string): boolean {
 
 /**
  * Token cleanup for a string, or for a record's keys and string values. A
- * record is rebuilt with a null prototype only when a key changed (cleaned
- * keys that collide keep the later value); value-only changes copy it.
+ * value under a content key (judged by its cleaned key) is content and keeps
+ * every character. A record is rebuilt with a null prototype only when a key
+ * changed (cleaned keys that collide keep the later value); value-only
+ * changes copy it.
  */
-function stripGrammarTokens(value: unknown): unknown {
+function stripGrammarTokens(value: unknown, contentKeys: readonly string[]): unknown {
 	if (typeof value === "string") {
 		return stripTokenLeak(value, false);
 	}
@@ -677,21 +693,19 @@ function stripGrammarTokens(value: unknown): unknown {
 		return value;
 	}
 	const keys = Object.keys(value);
-	let keyChanged = false;
-	let valueChanged = false;
-	for (const key of keys) {
-		keyChanged ||= stripTokenLeak(key, true) !== key;
+	const cleanedKeys = keys.map((key) => stripTokenLeak(key, true));
+	const cleanedValues = keys.map((key, index) => {
 		const item = value[key];
-		valueChanged ||= typeof item === "string" && stripTokenLeak(item, false) !== item;
-	}
+		return typeof item === "string" && !contentKeys.includes(cleanedKeys[index]!) ? stripTokenLeak(item, false) : item;
+	});
+	const keyChanged = cleanedKeys.some((key, index) => key !== keys[index]);
+	const valueChanged = cleanedValues.some((item, index) => item !== value[keys[index]!]);
 	if (!keyChanged && !valueChanged) {
 		return value;
 	}
 	const rebuilt: Record<string, unknown> = keyChanged ? Object.create(null) : shallowCopy(value);
-	for (const key of keys) {
-		const item = value[key];
-		const cleaned = typeof item === "string" ? stripTokenLeak(item, false) : item;
-		defineOwn(rebuilt, keyChanged ? stripTokenLeak(key, true) : key, cleaned);
+	for (let index = 0; index < keys.length; index++) {
+		defineOwn(rebuilt, cleanedKeys[index]!, cleanedValues[index]);
 	}
 	return rebuilt;
 }

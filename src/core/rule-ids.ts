@@ -13,6 +13,7 @@ export const RULE = {
 	decodeJson: "envelope.decode-json",
 	escapeControlCharacter: "envelope.escape-control-character",
 	unwrapSingletonObjectArray: "envelope.unwrap-singleton-object-array",
+	unwrapFramedJson: "envelope.unwrap-framed-json",
 	completeTruncatedObject: "envelope.complete-truncated-object",
 	// owner shim: the tool's own `prepareArguments`
 	ownerShim: "owner-shim.prepare-arguments",
@@ -36,7 +37,15 @@ export const RULE = {
 	dropEmptyObjectPlaceholder: "dropEmptyObjectPlaceholder",
 	parseJsonStringifiedArray: "parseJsonStringifiedArray",
 	parseJsonStringifiedObject: "parseJsonStringifiedObject",
+	parseJsonWithRawControlCharacters: "parseJsonWithRawControlCharacters",
+	unwrapSameNameWrapper: "unwrapSameNameWrapper",
+	unwrapSingletonArray: "unwrapSingletonArray",
+	rebuildFlattenedKeys: "rebuildFlattenedKeys",
 	wrapBareStringAsArray: "wrapBareStringAsArray",
+	// a lossless scalar conversion made while repairing something else
+	convertScalarToSchemaType: "convertScalarToSchemaType",
+	// the tool name: a leaked name renamed to the one active tool it matches (`repairToolNames`)
+	renameLeakedToolName: "renameLeakedToolName",
 	// containment: an internal error the layer caught at a boundary and failed closed on
 	containedError: "contained-error",
 } as const;
@@ -45,13 +54,21 @@ export type RuleKey = keyof typeof RULE;
 export type RuleId = (typeof RULE)[RuleKey];
 
 /** Where a rule runs; `grammar` is the message-level recovery of tool calls written as text. */
-export type RuleStage = "envelope" | "owner-shim" | "preprocess" | "schema-repair" | "containment" | "grammar";
+export type RuleStage =
+	| "envelope"
+	| "owner-shim"
+	| "preprocess"
+	| "schema-repair"
+	| "tool-name"
+	| "containment"
+	| "grammar";
 
 /** The stage of every rule; a rule without a stage does not compile. */
 export const RULE_STAGE: Readonly<Record<RuleId, RuleStage>> = {
 	[RULE.decodeJson]: "envelope",
 	[RULE.escapeControlCharacter]: "envelope",
 	[RULE.unwrapSingletonObjectArray]: "envelope",
+	[RULE.unwrapFramedJson]: "envelope",
 	[RULE.completeTruncatedObject]: "envelope",
 	[RULE.ownerShim]: "owner-shim",
 	[RULE.exactAlias]: "preprocess",
@@ -71,7 +88,13 @@ export const RULE_STAGE: Readonly<Record<RuleId, RuleStage>> = {
 	[RULE.dropEmptyObjectPlaceholder]: "schema-repair",
 	[RULE.parseJsonStringifiedArray]: "schema-repair",
 	[RULE.parseJsonStringifiedObject]: "schema-repair",
+	[RULE.parseJsonWithRawControlCharacters]: "schema-repair",
+	[RULE.unwrapSameNameWrapper]: "schema-repair",
+	[RULE.unwrapSingletonArray]: "schema-repair",
+	[RULE.rebuildFlattenedKeys]: "schema-repair",
 	[RULE.wrapBareStringAsArray]: "schema-repair",
+	[RULE.convertScalarToSchemaType]: "schema-repair",
+	[RULE.renameLeakedToolName]: "tool-name",
 	[RULE.containedError]: "containment",
 };
 

@@ -4,9 +4,11 @@
  * One forward pass over the text tracks string state and the stack of open
  * `{` / `[`; no regular expression ever runs over the (unbounded) input. A
  * completion exists only when the text stops right after a complete value
- * inside an open container, so closing it adds brackets and nothing else: it
- * never closes an open string, never supplies a missing value, and never
- * treats a trailing number as finished (`12` may be the start of `123`).
+ * inside open objects, so closing it adds braces and nothing else: it never
+ * closes an open string, never supplies a missing value, never treats a
+ * trailing number as finished (`12` may be the start of `123`), and never
+ * closes an open array, whose length is unknown (a cut `edits` list would run
+ * only its first edits).
  */
 
 /** What the scanner expects next, in JSON grammar terms. */
@@ -18,8 +20,8 @@ type LastValue = "string" | "literal" | "container" | "number" | "partial" | "no
 const LITERALS = new Set(["true", "false", "null"]);
 
 /**
- * Returns the closing brackets that complete `text`, or `undefined` when the
- * text cannot be completed by closing containers alone. Trailing whitespace
+ * Returns the closing braces that complete `text`, or `undefined` when the
+ * text cannot be completed by closing objects alone. Trailing whitespace
  * is ignored; the text must open with `{` after optional leading whitespace.
  */
 export function completionSuffix(text: string): string | undefined {
@@ -102,6 +104,9 @@ export function completionSuffix(text: string): string | undefined {
 		return undefined;
 	}
 	if (last !== "string" && last !== "literal" && last !== "container") {
+		return undefined;
+	}
+	if (stack.includes("]")) {
 		return undefined;
 	}
 	let suffix = "";

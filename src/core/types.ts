@@ -105,6 +105,11 @@ export interface FieldPreprocessor {
 	scalarType?: "string" | "number" | "boolean";
 	/** Used by the model-gated kinds (`anchor-bleed`, `grammar-tokens`) only. */
 	modelFamilies?: readonly RegExp[];
+	/**
+	 * Used by `grammar-tokens` on a record only: keys whose values are content
+	 * (file text, edit text, a command). Such a key is cleaned, its value never.
+	 */
+	contentKeys?: readonly string[];
 }
 
 /** An owner-supplied reshaping at a location, never policy- or model-gated. */

@@ -1,5 +1,7 @@
 /**
- * Rescue of malformed argument JSON at `message_end` (decisions §3.2).
+ * Rescue of malformed argument JSON at `message_end`, for every tool the
+ * layer repairs (its own built-in overrides and, schema rules only, every
+ * other active tool).
  *
  * Since pi 1.3 a finished call whose argument text is not a JSON object (a
  * root string, a JSON-stringified object, a singleton array, a truncated
@@ -11,9 +13,14 @@
  * arguments back and clears the error. Nothing is rescued from a message that
  * stopped on `length`, `error` or `aborted`: such calls are never executed.
  * The pipeline never completes a string that was cut off, so a truncated
- * command stays refused.
+ * command stays refused. A message whose output reached the model's output
+ * limit counts as cut whatever its stop reason says (providers label such
+ * messages `toolUse` too): no truncated call of it is completed, and the error
+ * of every call left malformed says the call was cut at the output limit.
  */
+
 import { parseJsonWithRepair, parseToolCallArguments } from "@earendil-works/pi-ai";
+import { RULE } from "../core/rule-ids.ts";
 import type { RepairPipelineResult } from "../core/types.ts";
 
 /** The separator pi-ai puts between the parse error and the model's raw text. */
@@ -70,6 +77,8 @@ export interface RescueDeps {
 	onAttempt?(call: RescuedCall): void;
 	/** The `arguments` object of a malformed call left as pi delivered it. */
 	onUnrescued?(args: object): void;
+	/** The current model: its `maxTokens` is the output limit of the messages it wrote. */
+	model?: { id: string; maxTokens: number } | undefined;
 }
 
 interface ToolCallBlock {
@@ -97,6 +106,25 @@ interface AssistantLike {
 	role?: unknown;
 	content?: unknown;
 	stopReason?: unknown;
+	model?: unknown;
+	usage?: unknown;
+}
+
+/** True when the message's output tokens reached the output limit of the model that wrote it. */
+export function reachedOutputLimit(message: AssistantLike, model: RescueDeps["model"]): boolean {
+	if (model === undefined || message.model !== model.id || !(model.maxTokens > 0)) return false;
+	const output = (message.usage as { output?: unknown } | undefined)?.output;
+	return typeof output === "number" && output >= model.maxTokens;
+}
+
+function cutAtLimitError(argumentsError: string, maxTokens: number): string {
+	return `The call was cut off at the model's output limit (${maxTokens} tokens), so it was not run. Send it again in a shorter form: split a large write or edit into several calls.\n\n${argumentsError}`;
+}
+
+/** True for an assistant message whose calls the loop will run; only those are worth repairing. */
+export function callsMayRun<M extends AssistantLike>(message: M): message is M & { content: unknown[] } {
+	if (message.role !== "assistant" || !Array.isArray(message.content)) return false;
+	return !(typeof message.stopReason === "string" && NO_RESCUE_STOP_REASONS.has(message.stopReason));
 }
 
 /**
@@ -105,30 +133,42 @@ interface AssistantLike {
  * keep their identity.
  */
 export function rescueMalformedArguments<M extends AssistantLike>(message: M, deps: RescueDeps): M | undefined {
-	if (message.role !== "assistant" || !Array.isArray(message.content)) return undefined;
-	if (typeof message.stopReason === "string" && NO_RESCUE_STOP_REASONS.has(message.stopReason)) return undefined;
+	if (!callsMayRun(message)) return undefined;
+	const cut = reachedOutputLimit(message, deps.model);
 	let content: unknown[] | undefined;
 	message.content.forEach((block: unknown, index: number) => {
 		if (!isMalformedCall(block) || !deps.isWrapped(block.name)) return;
-		const rescued = rescueOne(block, deps);
+		let rescued = rescueOne(block, deps, cut);
 		if (rescued === undefined) {
 			if (typeof block.arguments === "object" && block.arguments !== null) deps.onUnrescued?.(block.arguments);
-			return;
+			if (!cut) return;
+			rescued = { ...block, argumentsError: cutAtLimitError(block.argumentsError as string, deps.model!.maxTokens) };
 		}
-		content ??= [...(message.content as unknown[])];
+		content ??= [...message.content];
 		content[index] = rescued;
 	});
 	return content === undefined ? undefined : { ...message, content };
 }
 
-function rescueOne(block: ToolCallBlock, deps: RescueDeps): ToolCallBlock | undefined {
+function rescueOne(block: ToolCallBlock, deps: RescueDeps, cut: boolean): ToolCallBlock | undefined {
 	const rawText = rawArgumentsText(block.argumentsError as string);
 	if (rawText === undefined) return undefined;
 	let result: RepairPipelineResult;
+	const input = rescueInput(rawText);
 	try {
-		result = deps.repair(block.name, rescueInput(rawText));
+		result = deps.repair(block.name, input);
 	} catch {
 		return undefined;
+	}
+	if (cut && result.changes.some((change) => change.ruleId === RULE.completeTruncatedObject)) {
+		// A completion guesses where the text ended; at the output limit the text did not end, it was cut.
+		result = {
+			outcome: "unrepairable",
+			args: input,
+			policy: result.policy,
+			changes: [],
+			observations: result.observations,
+		};
 	}
 	try {
 		deps.onAttempt?.({ toolCallId: block.id, toolName: block.name, result });

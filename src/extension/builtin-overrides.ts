@@ -8,7 +8,8 @@
  * hooks replaced: `prepareArguments` runs the repair pipeline (chaining pi's
  * own shim where the tool has one, as edit does), and `renderResult` adds the
  * repair indicator. Registration is idempotent per cwd, and a new cwd
- * re-registers all eight against it.
+ * re-registers against it. Only names pi itself still owns are registered
+ * (see tool-owners.ts): an override never replaces another extension's tool.
  */
 import {
 	createBashToolDefinition,
@@ -75,6 +76,15 @@ export function repairerFor(name: BuiltinToolName, original: AnyToolDefinition, 
 	);
 }
 
+/**
+ * A copy of the schema object with the same properties (TypeBox's hidden ones
+ * included), so `pi.getAllTools()` tells the layer's registration apart from
+ * another extension that spread pi's very same definition.
+ */
+export function ownSchemaCopy<T extends object>(schema: T): T {
+	return Object.create(Object.getPrototypeOf(schema), Object.getOwnPropertyDescriptors(schema)) as T;
+}
+
 /** The override definition: the original with a repairing `prepareArguments` and the indicator renderer. */
 export function overrideDefinition(
 	original: AnyToolDefinition,
@@ -84,6 +94,7 @@ export function overrideDefinition(
 ): AnyToolDefinition {
 	const override: AnyToolDefinition = {
 		...original,
+		parameters: repairer.spec.schema,
 		prepareArguments: (args: unknown) => repairer.prepare(args),
 	};
 	if (original.renderResult) {
@@ -95,6 +106,8 @@ export function overrideDefinition(
 export class BuiltinOverrides {
 	private registeredCwd: string | undefined;
 	private readonly repairers = new Map<string, ToolRepairer>();
+	/** Schema objects of the layer's own registrations, to recognise them in `pi.getAllTools()`. */
+	private readonly ownSchemas = new WeakSet<object>();
 	private readonly pi: Pick<ExtensionAPI, "registerTool">;
 	private readonly deps: RepairDeps;
 
@@ -103,24 +116,37 @@ export class BuiltinOverrides {
 		this.deps = deps;
 	}
 
-	/** Registers the eight overrides for `cwd`; a no-op when they already target it. */
-	register(cwd: string): void {
-		if (cwd === this.registeredCwd) return;
-		this.registeredCwd = cwd;
+	/**
+	 * Registers the overrides of `names` (default all eight) for `cwd`; names
+	 * already registered for that cwd are left as they are.
+	 */
+	register(cwd: string, names: readonly BuiltinToolName[] = BUILTIN_TOOL_NAMES): void {
+		if (cwd !== this.registeredCwd) {
+			this.registeredCwd = cwd;
+			this.repairers.clear();
+		}
 		const lookup = (toolCallId: string) => this.deps.feedback.info(toolCallId);
-		for (const name of BUILTIN_TOOL_NAMES) {
-			const original = BUILTIN_DEFINITION_FACTORIES[name](cwd);
+		for (const name of names) {
+			if (this.repairers.has(name)) continue;
+			const factory = BUILTIN_DEFINITION_FACTORIES[name](cwd);
+			const original = { ...factory, parameters: ownSchemaCopy(factory.parameters) };
 			const repairer = repairerFor(name, original, this.deps);
+			this.ownSchemas.add(original.parameters);
 			this.repairers.set(name, repairer);
 			this.pi.registerTool(overrideDefinition(original, repairer, lookup, this.deps));
 		}
+	}
+
+	/** True when pi reports this tool as one of the layer's own registrations. */
+	isOurs(tool: { parameters: unknown }): boolean {
+		return typeof tool.parameters === "object" && tool.parameters !== null && this.ownSchemas.has(tool.parameters);
 	}
 
 	get cwd(): string | undefined {
 		return this.registeredCwd;
 	}
 
-	/** The repairer of a wrapped tool, for the message_end rescue. */
+	/** The repairer of a registered override (whether or not it won its name), for the message_end rescue. */
 	repairer(toolName: string): ToolRepairer | undefined {
 		return this.repairers.get(toolName);
 	}

@@ -1,23 +1,41 @@
 /**
- * The two user commands: `/repair-settings` (the settings menu of
- * extension-contract §4.5 plus the allowed-tools list) and `/repair-stats`
- * (the telemetry report of §5.4 with bar charts, decisions §5.3).
+ * The two user commands: `/repair-settings` (every setting, one row each in
+ * `SETTING_ROWS`) and `/repair-stats` (the telemetry report, its sections
+ * listed in `STATS_REPORT_SECTIONS`, with bar charts in the TUI).
  *
- * In pi's interactive TUI the menu is built on `ctx.ui.select` / `ctx.ui.input`
- * and the report is a keyboard-closable `ctx.ui.custom` view. Without a TUI
- * nothing fails: print mode writes plain text to the real stdout (pi routes
+ * In pi's interactive TUI the settings are pi-tui's `SettingsList` and the
+ * report is a scrolling `ctx.ui.custom` view. In RPC mode the settings are
+ * offered through `select`/`input` dialogs the client draws, and the report is
+ * one notification. Print mode writes plain text to the real stdout (pi routes
  * `process.stdout` to stderr there, so the text goes to file descriptor 1
  * directly), json mode writes it to stderr so the JSON event stream on stdout
- * stays valid, and rpc mode sends it as one notification.
+ * stays valid.
  *
  * Every change made from the menu goes through `SettingsHost.update`, which
  * applies it to the running session and saves it.
  */
 import { writeSync } from "node:fs";
-import type { ExtensionAPI, ExtensionCommandContext, KeybindingsManager, Theme } from "@earendil-works/pi-coding-agent";
-import type { Component, TUI } from "@earendil-works/pi-tui";
-import { truncateToWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui";
-import type { GrammarPolicyMode } from "../core/types.ts";
+import {
+	type ExtensionAPI,
+	type ExtensionCommandContext,
+	getSettingsListTheme,
+	type KeybindingsManager,
+	type Theme,
+} from "@earendil-works/pi-coding-agent";
+import {
+	type Component,
+	Container,
+	Input,
+	matchesKey,
+	type SettingItem,
+	SettingsList,
+	Spacer,
+	Text,
+	type TUI,
+	truncateToWidth,
+	wrapTextWithAnsi,
+} from "@earendil-works/pi-tui";
+import type { RepairPolicyProfile } from "../core/types.ts";
 import {
 	displaySettingsPath,
 	GRAMMAR_MODES,
@@ -25,16 +43,13 @@ import {
 	POLICY_PROFILES,
 	PROFILE_GRAMMAR_DEFAULT,
 	SETTINGS_KEYS,
+	UNKNOWN_TEXT_POLICIES,
+	unknownAllowedTools,
 } from "./settings.ts";
 import { aggregateTelemetryFiles, parseStatsArgs, telemetryFilesToRead } from "./stats.ts";
-import {
-	EMPTY_STATS_NOTICE,
-	formatStatsCharts,
-	formatStatsPlain,
-	formatStatsReport,
-	noMatchNotice,
-} from "./stats-report.ts";
+import { EMPTY_STATS_NOTICE, formatStatsCharts, formatStatsReport, noMatchNotice } from "./stats-report.ts";
 import { telemetryPath } from "./telemetry.ts";
+import { ownerKindSection } from "./tool-owners.ts";
 import type { RepairDisplaySettings, SettingsHost } from "./types.ts";
 
 export interface RepairCommandOptions {
@@ -46,79 +61,130 @@ export interface RepairCommandOptions {
 	now?: () => number;
 	/** Output without a TUI; defaults to file descriptor 1 (stdout) or 2 (stderr). */
 	write?: (text: string, stream: "stdout" | "stderr") => void;
+	/** Lines on how the layer composes with other tool owners, added to both commands' output. */
+	composition?: () => readonly string[];
+	/** Names of the tools pi knows, to warn about allowed-tool names that match none. */
+	knownTools?: () => readonly string[];
 }
 
-export const SETTINGS_MENU_TITLE = "Tool repair: display and policy settings";
+export const SETTINGS_MENU_TITLE = "Tool repair settings";
 export const CLOSE_ITEM = "Close";
 
-type MenuAction = "profile" | "indicator" | "notes" | "grammar" | "unknownText" | "allowedTools";
-const MENU_ACTIONS: readonly MenuAction[] = ["profile", "indicator", "notes", "grammar", "unknownText", "allowedTools"];
+type SettingKey = keyof RepairDisplaySettings;
 
-/** The seven menu lines, values filled in live; `Close` is last. */
-export function settingsMenuItems(settings: RepairDisplaySettings): string[] {
-	return [
-		`Policy profile: ${settings.policyProfile} — conservative → observe, adaptive → strip, recover → promote`,
-		`Repair indicator (🔨 ✓): ${onOff(settings.showIndicator)} — toggle`,
-		`Repair note text under the indicator: ${onOff(settings.showNotes)} — toggle`,
-		`Grammar override: ${settings.grammarRecovery} — selecting cycles off → observe → strip → recover`,
-		`Unknown-tool grammar text: ${settings.unknownGrammarText} — never executable`,
-		`Allowed tools: ${allowedToolsLabel(settings)} — tools grammar leaks may become; empty means the active tools`,
-		CLOSE_ITEM,
-	];
+/**
+ * One row per setting, in menu order: the settings key is the one name used
+ * in the file, the menus, the docs and the summary; `label` is that name in
+ * words. `values` are the choices as the file spells them; the tool list has
+ * none and is typed instead.
+ */
+export interface SettingRow {
+	key: SettingKey;
+	label: string;
+	description: string;
+	values?: readonly string[];
 }
 
-/** The settings after choosing a toggle or cycle item; `allowedTools` needs input and is not handled here. */
-export function applyMenuAction(
-	settings: RepairDisplaySettings,
-	action: Exclude<MenuAction, "allowedTools">,
-): RepairDisplaySettings {
-	switch (action) {
-		case "profile": {
-			const policyProfile = nextOf(POLICY_PROFILES, settings.policyProfile);
-			// A new profile brings its own grammar behaviour; the override starts over.
-			return { ...settings, policyProfile, grammarRecovery: PROFILE_GRAMMAR_DEFAULT[policyProfile] };
-		}
-		case "indicator":
-			return { ...settings, showIndicator: !settings.showIndicator };
-		case "notes":
-			return { ...settings, showNotes: !settings.showNotes };
-		case "grammar":
-			return { ...settings, grammarRecovery: nextOf<GrammarPolicyMode>(GRAMMAR_MODES, settings.grammarRecovery) };
-		case "unknownText":
-			return { ...settings, unknownGrammarText: settings.unknownGrammarText === "preserve" ? "strip" : "preserve" };
+const BOOLEAN_VALUES = ["true", "false"] as const;
+
+export const SETTING_ROWS: readonly SettingRow[] = [
+	{
+		key: "policyProfile",
+		label: "Policy profile",
+		description: "How far repairs go; choosing a profile also resets grammar recovery to its default.",
+		values: POLICY_PROFILES,
+	},
+	{
+		key: "showIndicator",
+		label: "Show indicator",
+		description: "Show the 🔨 ✓ line under a repaired tool result, and the footer count.",
+		values: BOOLEAN_VALUES,
+	},
+	{
+		key: "showNotes",
+		label: "Show notes",
+		description: "Also show the note text under that line (the model always gets the notes).",
+		values: BOOLEAN_VALUES,
+	},
+	{
+		key: "grammarRecovery",
+		label: "Grammar recovery",
+		description: "Tool calls leaked as text: off, observe (record only), strip (remove), recover (run them).",
+		values: GRAMMAR_MODES,
+	},
+	{
+		key: "unknownGrammarText",
+		label: "Unknown grammar text",
+		description: "Leaked calls to tools that do not exist: preserve or strip their text. They never run.",
+		values: UNKNOWN_TEXT_POLICIES,
+	},
+	{
+		key: "grammarAllowedTools",
+		label: "Grammar allowed tools",
+		description: "Tools a leaked call may become; empty means the active tools. Enter edits the list.",
+	},
+	{
+		key: "repairToolNames",
+		label: "Repair tool names",
+		description: "Rename a call to a tool that does not exist when exactly one active tool matches its cleaned name.",
+		values: BOOLEAN_VALUES,
+	},
+];
+
+/** A setting's value as the menus show it: the file's spelling, or the tool list. */
+export function settingValueText(settings: RepairDisplaySettings, key: SettingKey): string {
+	const value = settings[key];
+	if (Array.isArray(value)) return value.length > 0 ? value.join(", ") : "(active tools)";
+	return String(value);
+}
+
+/** The settings after choosing `value` for `key`; an unknown value changes nothing. */
+export function applySetting(settings: RepairDisplaySettings, key: SettingKey, value: string): RepairDisplaySettings {
+	const row = SETTING_ROWS.find((candidate) => candidate.key === key);
+	if (row?.values === undefined || !row.values.includes(value)) return settings;
+	if (key === "policyProfile") {
+		const policyProfile = value as RepairPolicyProfile;
+		// A new profile brings its own grammar behaviour; the override starts over.
+		return { ...settings, policyProfile, grammarRecovery: PROFILE_GRAMMAR_DEFAULT[policyProfile] };
 	}
+	if (row.values === BOOLEAN_VALUES) return { ...settings, [key]: value === "true" };
+	return { ...settings, [key]: value };
 }
 
-/** One line naming every current value, shown when the menu closes. */
+/** The menu lines of the dialog menus (RPC mode), values filled in live; `Close` is last. */
+export function settingsMenuItems(settings: RepairDisplaySettings): string[] {
+	return [...SETTING_ROWS.map((row) => `${row.label}: ${settingValueText(settings, row.key)}`), CLOSE_ITEM];
+}
+
+/** One line naming every current value by its settings key, shown when the menu closes. */
 export function settingsSummary(settings: RepairDisplaySettings): string {
-	return (
-		`Tool repair settings: indicator ${onOff(settings.showIndicator)}, notes ${onOff(settings.showNotes)}, ` +
-		`policy ${settings.policyProfile}, grammar ${settings.grammarRecovery}, ` +
-		`unknown-tool text ${settings.unknownGrammarText}, allowed tools ${allowedToolsSummary(settings)} ` +
-		"(changes apply to the next tool calls)"
-	);
+	const values = SETTING_ROWS.map((row) => `${row.key} ${settingValueText(settings, row.key)}`).join(", ");
+	return `Tool repair settings: ${values} (changes apply to the next tool calls)`;
+}
+
+/** A value as it would be typed into the JSON file, without quotes around a plain word. */
+function fileSpelling(value: unknown): string {
+	return typeof value === "string" ? value : JSON.stringify(value);
 }
 
 /** What `/repair-settings` prints where there is no menu: the values and how to change them. */
 export function settingsPlainText(settings: RepairDisplaySettings, path: string): string {
-	const rows: [string, string, string][] = [
-		["policyProfile", settings.policyProfile, POLICY_PROFILES.join(" | ")],
-		["showIndicator", String(settings.showIndicator), "true | false"],
-		["showNotes", String(settings.showNotes), "true | false"],
-		["grammarRecovery", settings.grammarRecovery, GRAMMAR_MODES.join(" | ")],
-		["unknownGrammarText", settings.unknownGrammarText, "preserve | strip"],
-		["grammarAllowedTools", JSON.stringify(settings.grammarAllowedTools), "tool names, [] = the active tools"],
-	];
-	const keyWidth = Math.max(...rows.map(([key]) => key.length));
-	const valueWidth = Math.max(...rows.map(([, value]) => value.length));
+	const rows = SETTING_ROWS.map((row) => [
+		row.key,
+		fileSpelling(settings[row.key]),
+		row.values?.join(" | ") ?? "tool names, [] = the active tools",
+	]);
+	const keyWidth = Math.max(...rows.map(([key = ""]) => key.length));
+	const valueWidth = Math.max(...rows.map(([, value = ""]) => value.length));
 	const lines = rows.map(
-		([key, value, choices]) => `  ${`${key}:`.padEnd(keyWidth + 1)} ${value.padEnd(valueWidth)}  (${choices})`,
+		([key = "", value = "", choices]) =>
+			`  ${`${key}:`.padEnd(keyWidth + 1)} ${value.padEnd(valueWidth)}  (${choices})`,
 	);
 	return [
 		"Tool repair settings in effect:",
 		...lines,
 		"",
-		"To change them, run /repair-settings in interactive pi, or edit the JSON file",
+		"To change them, run /repair-settings in interactive pi or over RPC, or edit the JSON file",
 		`  ${path === "" ? "(PI_TOOL_REPAIR_SETTINGS is set to an empty path)" : path}`,
 		"(set PI_TOOL_REPAIR_SETTINGS to use another file). Edits to the file apply from the next pi start.",
 		"",
@@ -146,7 +212,7 @@ export function parseAllowedToolsInput(
 }
 
 export function registerRepairCommands(pi: ExtensionAPI, host: SettingsHost, options: RepairCommandOptions = {}): void {
-	const io = resolveOptions(options);
+	const io = resolveOptions({ knownTools: () => pi.getAllTools().map((tool) => tool.name), ...options });
 	pi.registerCommand("repair-settings", {
 		description: "Tool repair: choose the policy profile, grammar handling, indicator and notes",
 		handler: async (_args, ctx) => {
@@ -166,17 +232,18 @@ export function registerRepairCommands(pi: ExtensionAPI, host: SettingsHost, opt
 }
 
 /**
- * Shows the one short settings warning from loading, where the user will see
- * it: a UI notification, else one stderr line. Never throws.
+ * Shows one short warning (a settings file that could not be used, a
+ * telemetry file refused) where the user will see it: a UI notification,
+ * else one stderr line. Never throws.
  */
 export function showSettingsWarning(
-	ctx: Pick<ExtensionCommandContext, "hasUI" | "mode" | "ui">,
+	ctx: Pick<ExtensionCommandContext, "hasUI" | "ui"> | undefined,
 	warning: string | undefined,
 	write: (text: string, stream: "stdout" | "stderr") => void = writeToFd,
 ): void {
 	if (warning === undefined) return;
 	try {
-		if (ctx.hasUI) ctx.ui.notify(warning, "warning");
+		if (ctx?.hasUI) ctx.ui.notify(warning, "warning");
 		else write(`${warning}\n`, "stderr");
 	} catch {
 		// A warning must never break startup.
@@ -191,7 +258,16 @@ function resolveOptions(options: RepairCommandOptions): Io {
 		settingsPath: options.settingsPath ?? displaySettingsPath,
 		now: options.now ?? Date.now,
 		write: options.write ?? writeToFd,
+		composition: options.composition ?? (() => []),
+		knownTools: options.knownTools ?? (() => []),
 	};
+}
+
+/** `text` followed by the composition lines, when there are any. */
+function withComposition(text: string, io: Io): string {
+	const lines = io.composition();
+	if (lines.length === 0) return text;
+	return `${text.trimEnd()}\n\n${lines.join("\n")}\n`;
 }
 
 function hasInteractiveUi(ctx: ExtensionCommandContext): boolean {
@@ -206,29 +282,159 @@ function emitPlain(ctx: ExtensionCommandContext, io: Io, text: string): void {
 }
 
 async function runSettingsCommand(ctx: ExtensionCommandContext, host: SettingsHost, io: Io): Promise<void> {
-	if (!hasInteractiveUi(ctx)) {
-		emitPlain(ctx, io, settingsPlainText(host.current(), io.settingsPath()));
+	if (!ctx.hasUI) {
+		emitPlain(ctx, io, withComposition(settingsPlainText(host.current(), io.settingsPath()), io));
 		return;
 	}
-	let warnedUnsaved = false;
+	const changes = new SettingsChanges(ctx, host, io);
+	if (hasInteractiveUi(ctx)) {
+		await ctx.ui.custom<void>((tui, theme, _keybindings, done) =>
+			createSettingsView(
+				() => host.current(),
+				(key, value) => changes.apply(key, value),
+				tui,
+				theme,
+				done,
+			),
+		);
+	} else {
+		await runSettingsDialogs(ctx, host, changes);
+	}
+	ctx.ui.notify(withComposition(settingsSummary(host.current()), io).trimEnd(), "info");
+}
+
+/** Applies one menu change through the host, and says what the user must know about it. */
+class SettingsChanges {
+	private warnedUnsaved = false;
+	private readonly ctx: ExtensionCommandContext;
+	private readonly host: SettingsHost;
+	private readonly io: Io;
+
+	constructor(ctx: ExtensionCommandContext, host: SettingsHost, io: Io) {
+		this.ctx = ctx;
+		this.host = host;
+		this.io = io;
+	}
+
+	/** `value` is a choice of the row, or the typed text for the tool list. */
+	apply(key: SettingKey, value: string): void {
+		const current = this.host.current();
+		let next: RepairDisplaySettings;
+		if (key === "grammarAllowedTools") {
+			const parsed = parseAllowedToolsInput(value, current.grammarAllowedTools);
+			if ("error" in parsed) {
+				this.ctx.ui.notify(parsed.error, "warning");
+				return;
+			}
+			next = { ...current, grammarAllowedTools: parsed.tools };
+			const unknown = unknownAllowedTools(parsed.tools, this.io.knownTools());
+			if (unknown !== undefined) this.ctx.ui.notify(unknown, "warning");
+		} else {
+			next = applySetting(current, key, value);
+		}
+		// A copy: the host may update its live object in place.
+		const before = JSON.stringify(current);
+		if (JSON.stringify(next) === before) return;
+		this.host.update(next);
+		// The host swallows save errors; say once that the change lives only in this session.
+		if (!this.warnedUnsaved && !isSaved(this.host.current(), this.io.settingsPath())) {
+			this.warnedUnsaved = true;
+			this.ctx.ui.notify(unsavedWarning(this.io.settingsPath()), "warning");
+		}
+	}
+}
+
+/**
+ * pi's settings list in the TUI: Enter or Space cycles the value under the
+ * cursor in place, the cursor stays on that item, Escape closes. The tool
+ * list opens a one-line input.
+ */
+export function createSettingsView(
+	current: () => RepairDisplaySettings,
+	onChange: (key: SettingKey, value: string) => void,
+	tui: Pick<TUI, "requestRender">,
+	theme: Pick<Theme, "fg" | "bold">,
+	done: () => void,
+): Component & { capturesViewportInput: boolean } {
+	const items: SettingItem[] = SETTING_ROWS.map((row) => {
+		const item: SettingItem = {
+			id: row.key,
+			label: row.label,
+			description: row.description,
+			currentValue: settingValueText(current(), row.key),
+		};
+		if (row.values !== undefined) item.values = [...row.values];
+		else item.submenu = (_value, close) => createToolListInput(current().grammarAllowedTools, theme, close);
+		return item;
+	});
+	const list = new SettingsList(
+		items,
+		items.length + 2,
+		getSettingsListTheme(),
+		(id, value) => {
+			onChange(id as SettingKey, value);
+			// One change can move another value (a profile resets grammar recovery), so every row is refreshed.
+			for (const row of SETTING_ROWS) list.updateValue(row.key, settingValueText(current(), row.key));
+		},
+		done,
+	);
+	const title = new Text(theme.fg("accent", theme.bold(SETTINGS_MENU_TITLE)), 0, 0);
+	const container = new Container();
+	container.addChild(title);
+	container.addChild(new Spacer(1));
+	container.addChild(list);
+	return {
+		// PgUp/PgDn belong to the list while it is open, not to the transcript behind it.
+		capturesViewportInput: list.capturesViewportInput,
+		render: (width) => container.render(width),
+		invalidate: () => container.invalidate(),
+		handleInput(data) {
+			list.handleInput(data);
+			tui.requestRender();
+		},
+	};
+}
+
+/** The tool-list editor: one input line; Enter submits the text, Escape keeps the list. */
+function createToolListInput(
+	tools: readonly string[],
+	theme: Pick<Theme, "fg">,
+	close: (value?: string) => void,
+): Component {
+	const input = new Input();
+	input.setValue(tools.join(", "));
+	input.focused = true;
+	input.onSubmit = (value) => close(value);
+	input.onEscape = () => close();
+	const hint = theme.fg("dim", 'Tool names separated by commas; "-" empties the list (then the active tools count).');
+	return {
+		render: (width) => [...wrapTextWithAnsi(hint, width), ...input.render(width)],
+		invalidate: () => input.invalidate(),
+		handleInput: (data) => input.handleInput(data),
+	};
+}
+
+/** RPC mode: the same settings through dialogs the client draws (select for a row, then for its value). */
+async function runSettingsDialogs(
+	ctx: ExtensionCommandContext,
+	host: SettingsHost,
+	changes: SettingsChanges,
+): Promise<void> {
 	for (;;) {
 		const items = settingsMenuItems(host.current());
 		const choice = await ctx.ui.select(SETTINGS_MENU_TITLE, items);
-		const index = choice === undefined ? -1 : items.indexOf(choice);
-		const action = MENU_ACTIONS[index];
-		if (action === undefined) break;
-		// A copy: the host may update its live object in place.
-		const before = JSON.stringify(host.current());
-		if (action === "allowedTools") await editAllowedTools(ctx, host);
-		else host.update(applyMenuAction(host.current(), action));
-		const changed = JSON.stringify(host.current()) !== before;
-		// The host swallows save errors; say once that the change lives only in this session.
-		if (!warnedUnsaved && changed && !isSaved(host.current(), io.settingsPath())) {
-			warnedUnsaved = true;
-			ctx.ui.notify(unsavedWarning(io.settingsPath()), "warning");
-		}
+		const row = SETTING_ROWS[choice === undefined ? -1 : items.indexOf(choice)];
+		if (row === undefined) return;
+		const now = settingValueText(host.current(), row.key);
+		const answer =
+			row.values === undefined
+				? await ctx.ui.input(
+						`${row.label} (now: ${now}). ${row.description} Names separated by commas; "-" empties the list.`,
+						host.current().grammarAllowedTools.join(", "),
+					)
+				: await ctx.ui.select(`${row.label} (now: ${now}). ${row.description}`, [...row.values]);
+		if (answer !== undefined) changes.apply(row.key, answer);
 	}
-	ctx.ui.notify(settingsSummary(host.current()), "info");
 }
 
 /** Whether the file now holds these values (the host saves and swallows errors). */
@@ -243,24 +449,6 @@ export function unsavedWarning(path: string): string {
 	return `Tool repair: the change applies to this session but could not be saved to ${path === "" ? "an empty PI_TOOL_REPAIR_SETTINGS path" : path}.`;
 }
 
-async function editAllowedTools(ctx: ExtensionCommandContext, host: SettingsHost): Promise<void> {
-	const current = host.current();
-	const now =
-		current.grammarAllowedTools.length > 0 ? current.grammarAllowedTools.join(", ") : "empty, the active tools";
-	const answer = await ctx.ui.input(
-		`Tools grammar leaks may be promoted to (now: ${now}). Names separated by commas; "-" empties the list; Enter alone keeps it.`,
-		current.grammarAllowedTools.join(", "),
-	);
-	if (answer === undefined) return;
-	const parsed = parseAllowedToolsInput(answer, current.grammarAllowedTools);
-	if ("error" in parsed) {
-		ctx.ui.notify(parsed.error, "warning");
-		return;
-	}
-	if (sameList(parsed.tools, current.grammarAllowedTools)) return;
-	host.update({ ...current, grammarAllowedTools: parsed.tools });
-}
-
 async function runStatsCommand(args: string, ctx: ExtensionCommandContext, io: Io): Promise<void> {
 	const parsed = parseStatsArgs(args, io.now());
 	if ("error" in parsed) {
@@ -269,8 +457,12 @@ async function runStatsCommand(args: string, ctx: ExtensionCommandContext, io: I
 		return;
 	}
 	const path = io.telemetryPath();
+	const warnings: string[] = [];
 	const stats =
-		path === undefined ? undefined : await aggregateTelemetryFiles(telemetryFilesToRead(path), parsed.filters);
+		path === undefined
+			? undefined
+			: await aggregateTelemetryFiles(telemetryFilesToRead(path), parsed.filters, (text) => warnings.push(text));
+	for (const warning of warnings) showSettingsWarning(ctx, warning, io.write);
 	let notice: string | undefined;
 	if (stats === undefined || (stats.total === 0 && parsed.description.length === 0)) notice = EMPTY_STATS_NOTICE;
 	else if (stats.total === 0) notice = noMatchNotice(parsed.description);
@@ -279,11 +471,16 @@ async function runStatsCommand(args: string, ctx: ExtensionCommandContext, io: I
 		else emitPlain(ctx, io, `${notice ?? EMPTY_STATS_NOTICE}\n`);
 		return;
 	}
+	const owners = ownerKindSection(stats.byOwner);
 	if (!hasInteractiveUi(ctx)) {
-		emitPlain(ctx, io, formatStatsPlain(stats, plainWidth()));
+		const plain = `${formatStatsReport(stats, parsed.description)}\n`;
+		emitPlain(ctx, io, withComposition(owners === "" ? plain : `${plain.trimEnd()}\n\n${owners}\n`, io));
 		return;
 	}
-	const report = formatStatsReport(stats, parsed.description);
+	const report = withComposition(
+		[formatStatsReport(stats, parsed.description), owners].filter((part) => part !== "").join("\n\n"),
+		io,
+	).trimEnd();
 	try {
 		await ctx.ui.custom<void>((tui, theme, keybindings, done) =>
 			createStatsView(
@@ -311,8 +508,9 @@ const OUTCOME_COLOURS = ["success", "accent", "error"] as const;
 
 /**
  * The TUI report: charts first, then the text report, in a window the
- * height of the terminal; arrows and page keys scroll, Enter, Escape or `q`
- * close it.
+ * height of the terminal. Arrows, PgUp/PgDn and Home/End scroll (the view
+ * takes those keys from pi's fullscreen transcript while it is open);
+ * Enter, Escape or `q` close it.
  */
 export function createStatsView(
 	content: StatsViewContent,
@@ -320,7 +518,7 @@ export function createStatsView(
 	theme: Pick<Theme, "fg" | "bold">,
 	keybindings: Pick<KeybindingsManager, "matches">,
 	done: () => void,
-): Component {
+): Component & { capturesViewportInput: boolean } {
 	let offset = 0;
 	let cache: { width: number; lines: string[] } | undefined;
 	const body = (width: number): string[] => {
@@ -341,16 +539,17 @@ export function createStatsView(
 		return lines;
 	};
 	const windowHeight = () => Math.max(6, (tui.terminal?.rows ?? 24) - 6);
+	const lastOffset = () => Math.max(0, (cache?.lines.length ?? 0) - windowHeight());
 	return {
+		capturesViewportInput: true,
 		render(width: number): string[] {
 			const lines = body(width);
 			const height = windowHeight();
-			const maxOffset = Math.max(0, lines.length - height);
-			offset = Math.min(offset, maxOffset);
+			offset = Math.min(offset, lastOffset());
 			const shown = lines.slice(offset, offset + height);
 			const position =
 				lines.length > height
-					? `lines ${offset + 1}–${offset + shown.length} of ${lines.length} · ↑↓ PgUp PgDn scroll · `
+					? `lines ${offset + 1}–${offset + shown.length} of ${lines.length} · ↑↓ PgUp PgDn Home End scroll · `
 					: "";
 			return [...shown, "", truncateToWidth(theme.fg("dim", `${position}Enter or Esc closes`), width)];
 		},
@@ -365,9 +564,11 @@ export function createStatsView(
 				return;
 			}
 			if (keybindings.matches(data, "tui.select.up")) offset = Math.max(0, offset - 1);
-			else if (keybindings.matches(data, "tui.select.down")) offset += 1;
+			else if (keybindings.matches(data, "tui.select.down")) offset = Math.min(lastOffset(), offset + 1);
 			else if (keybindings.matches(data, "tui.select.pageUp")) offset = Math.max(0, offset - page);
-			else if (keybindings.matches(data, "tui.select.pageDown")) offset += page;
+			else if (keybindings.matches(data, "tui.select.pageDown")) offset = Math.min(lastOffset(), offset + page);
+			else if (matchesKey(data, "home")) offset = 0;
+			else if (matchesKey(data, "end")) offset = lastOffset();
 			else return;
 			tui.requestRender();
 		},
@@ -375,11 +576,6 @@ export function createStatsView(
 			cache = undefined;
 		},
 	};
-}
-
-function plainWidth(): number {
-	const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
-	return Math.max(40, Math.min(columns ?? 80, 160));
 }
 
 /** Writes all of `text`, retrying while a non-blocking pipe is full. */
@@ -398,25 +594,4 @@ function writeToFd(text: string, stream: "stdout" | "stderr"): void {
 			if (code !== "EAGAIN" || ++retries > 1000) return;
 		}
 	}
-}
-
-function onOff(value: boolean): string {
-	return value ? "on" : "off";
-}
-
-function allowedToolsLabel(settings: RepairDisplaySettings): string {
-	return settings.grammarAllowedTools.length > 0 ? settings.grammarAllowedTools.join(", ") : "active tools";
-}
-
-function allowedToolsSummary(settings: RepairDisplaySettings): string {
-	return settings.grammarAllowedTools.length > 0 ? settings.grammarAllowedTools.join("/") : "(the active tools)";
-}
-
-function nextOf<T>(cycle: readonly T[], current: T): T {
-	const index = cycle.indexOf(current);
-	return cycle[(index + 1) % cycle.length] ?? current;
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-	return a.length === b.length && a.every((item, i) => item === b[i]);
 }

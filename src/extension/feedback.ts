@@ -9,13 +9,14 @@
  *   parallel and duplicate identical calls each get their own note.
  * - A rescued malformed-JSON call and a promoted grammar leak know their ID
  *   up front and are bound directly. When such a call then also needs input
- *   repair, both notes are kept (decisions §4.6).
+ *   repair, both notes are kept, so the model learns both what was recovered and what was fixed.
  * - Codemode: results of nested calls (those with `parentToolCallId`) reach
  *   only the script, so their content is never touched; their notes are held
  *   and attached once to the parent call's result, which the model sees.
  *
- * Persisted entries and the indicator carry rule IDs and metadata only; notes
- * live in memory until their result is delivered.
+ * Persisted entries and the indicator carry the call ID, rule IDs and
+ * metadata only (the call ID is how a resumed session finds its call again);
+ * notes live in memory until their result is delivered.
  */
 import { RepairLifecycle } from "../core/lifecycle.ts";
 import { attachRepairNotes } from "../core/repair-notes.ts";
@@ -166,6 +167,13 @@ export class RepairFeedbackHub {
 	/** Repaired or recovered calls shown this session. */
 	get repairCount(): number {
 		return this.shown.size;
+	}
+
+	/** The same calls by outcome, for the footer. */
+	get tally(): { repaired: number; recovered: number } {
+		let recovered = 0;
+		for (const feedback of this.shown.values()) if (feedback.outcome === "recovered") recovered++;
+		return { repaired: this.shown.size - recovered, recovered };
 	}
 
 	/** Rebuilds indicator info from the session's persisted entries. */

@@ -1,10 +1,13 @@
 /**
- * What the user sees of a repair in the TUI (extension-contract §6.1–§6.2):
+ * What the user sees of a repair in the TUI:
  *
  * - under a repaired call's result, a muted line
  *   `🔨 ✓ input repaired (<rule ids>)`, plus one `   ↳ <note>` line per note
  *   when notes are switched on; clean calls render exactly as pi renders them;
- * - in the footer, a compact tally of the calls repaired this session.
+ * - the model-facing `<repair_note>` lines at the head of a result are never
+ *   drawn as text (collapsed, expanded or failed): the renderer gets the
+ *   result without them, and they become the `↳` lines instead;
+ * - in the footer, a compact tally of the calls repaired and recovered this session.
  *
  * Both only read value-free feedback (rule IDs; notes only while the session
  * holds them) and the live settings object, so a settings change shows at the
@@ -17,6 +20,8 @@ import type { RepairFeedback } from "../core/types.ts";
 import type { RepairDisplaySettings } from "./types.ts";
 
 export const INDICATOR_PREFIX = "🔨 ✓ input repaired";
+/** A call promoted from leaked grammar text: "recovered", as telemetry and `/repair-stats` call it. */
+export const RECOVERED_PREFIX = "🔨 ✓ call recovered";
 export const NOTE_PREFIX = "   ↳ ";
 /** `ctx.ui.setStatus` key of the footer tally. */
 export const STATUS_KEY = "pi-repair";
@@ -43,7 +48,8 @@ export function indicatorLines(
 ): string[] {
 	if (!settings.showIndicator) return [];
 	const safeWidth = Math.max(1, Math.floor(width));
-	const lines = wrapTextWithAnsi(muted(theme, `${INDICATOR_PREFIX} (${info.rules.join(", ")})`), safeWidth);
+	const prefix = info.outcome === "recovered" ? RECOVERED_PREFIX : INDICATOR_PREFIX;
+	const lines = wrapTextWithAnsi(muted(theme, `${prefix} (${info.rules.join(", ")})`), safeWidth);
 	if (settings.showNotes) {
 		for (const note of info.notes) lines.push(...wrapTextWithAnsi(muted(theme, `${NOTE_PREFIX}${note}`), safeWidth));
 	}
@@ -82,6 +88,29 @@ export class RepairIndicatorComponent implements Component {
 }
 
 type RenderResult = NonNullable<ToolDefinition["renderResult"]>;
+type RenderedResult = Parameters<RenderResult>[0];
+
+/** The `<repair_note>` lines `attachRepairNotes` puts at the head of the first text block. */
+const LEADING_NOTES = /^(?:<repair_note>[^\n]*?<\/repair_note>(?:\n|$))+/;
+const ONE_NOTE = /<repair_note>([^\n]*?)<\/repair_note>/g;
+
+/**
+ * The result as the screen should show it (the first text block without its
+ * leading note lines) and the notes found there; the same object when there
+ * are none.
+ */
+export function withoutRepairNotes(result: RenderedResult): { result: RenderedResult; notes: string[] } {
+	const content = result.content;
+	const index = content.findIndex((block) => block.type === "text");
+	const first = content[index];
+	if (first?.type !== "text") return { result, notes: [] };
+	const head = LEADING_NOTES.exec(first.text)?.[0];
+	if (head === undefined) return { result, notes: [] };
+	const notes = [...head.matchAll(ONE_NOTE)].map((match) => match[1] ?? "");
+	const copy = [...content];
+	copy[index] = { ...first, text: first.text.slice(head.length) };
+	return { result: { ...result, content: copy }, notes };
+}
 
 /**
  * The `renderResult` of a wrapped built-in: the original renderer, plus the
@@ -93,30 +122,45 @@ export function wrapRenderResult(
 	lookup: (toolCallId: string) => RepairFeedback | undefined,
 	settings: () => RepairDisplaySettings,
 ): RenderResult {
-	return (result, options, theme, context) => {
+	return (raw, options, theme, context) => {
 		let info: RepairFeedback | undefined;
 		try {
 			info = lookup(context.toolCallId);
 		} catch {
 			info = undefined;
 		}
+		const { result, notes } = withoutRepairNotes(raw);
 		const previous = context.lastComponent;
 		const wrapper = previous instanceof RepairIndicatorComponent ? previous : undefined;
 		if (wrapper === undefined && info === undefined) return original.call(owner, result, options, theme, context);
 		const component = wrapper ?? new RepairIndicatorComponent(settings());
 		// The built-in renderer may reuse its own previous component, so hand it back the inner one.
 		component.inner = original.call(owner, result, options, theme, { ...context, lastComponent: component.inner });
-		component.info = info;
+		// After a resume the session holds no notes in memory; the result itself still carries them.
+		component.info = info !== undefined && info.notes.length === 0 && notes.length > 0 ? { ...info, notes } : info;
 		component.theme = theme;
 		component.settings = settings();
 		return component;
 	};
 }
 
-/** The footer text for `count` repaired calls, or `undefined` to clear it. */
-export function footerStatusText(count: number, settings: RepairDisplaySettings, theme?: unknown): string | undefined {
-	if (count === 0 || !settings.showIndicator) return undefined;
-	return muted(theme, `🔨 ${count} repaired`);
+/** Calls shown this session, by outcome, with the words `/repair-stats` uses for them. */
+export interface FooterTally {
+	repaired: number;
+	recovered: number;
+}
+
+/** The footer text for the session's tally, or `undefined` to clear it. */
+export function footerStatusText(
+	tally: FooterTally,
+	settings: RepairDisplaySettings,
+	theme?: unknown,
+): string | undefined {
+	if (!settings.showIndicator) return undefined;
+	const parts = (["repaired", "recovered"] as const)
+		.filter((outcome) => tally[outcome] > 0)
+		.map((outcome) => `${tally[outcome]} ${outcome}`);
+	return parts.length === 0 ? undefined : muted(theme, `🔨 ${parts.join(" · ")}`);
 }
 
 interface StatusContext {
@@ -127,12 +171,12 @@ interface StatusContext {
 /** Shows (or clears) the footer tally where there is a UI; a no-op in print and JSON modes. */
 export function updateFooterStatus(
 	ctx: StatusContext | undefined,
-	count: number,
+	tally: FooterTally,
 	settings: RepairDisplaySettings,
 ): void {
 	try {
 		if (!ctx?.hasUI || typeof ctx.ui?.setStatus !== "function") return;
-		ctx.ui.setStatus(STATUS_KEY, footerStatusText(count, settings, ctx.ui.theme));
+		ctx.ui.setStatus(STATUS_KEY, footerStatusText(tally, settings, ctx.ui.theme));
 	} catch {
 		// A UI that cannot show status never affects repairs.
 	}

@@ -1,9 +1,9 @@
 /**
- * The repair step of one wrapped built-in: the `prepareArguments` pi calls
- * before validating a call, and the same pipeline run for the message_end
- * rescue of malformed argument text.
+ * The repair step of one tool: the `prepareArguments` pi calls before
+ * validating a call to a wrapped built-in, and the same pipeline run at
+ * message_end for malformed argument text and for every other tool's calls.
  *
- * Outcomes (extension-contract §1.6–§1.7, decisions §3.3, §5.2):
+ * Outcomes:
  * - valid: the caller's own object goes back untouched; no note, no log, no
  *   telemetry (strict-sampling nulls are valid too);
  * - repaired: the repaired args go back, the diagnostics line and a telemetry
@@ -24,11 +24,13 @@ import type {
 	ToolRepairConfig,
 	TSchema,
 } from "../core/types.ts";
+import { isArgumentsRefused } from "../pi/refused-arguments.ts";
 import { distinctInOrder, logOutcome } from "./diagnostics.ts";
 import { passthroughEnabled } from "./env.ts";
 import { escalateRetryMessage, type RepeatFailureTracker } from "./escalation.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
 import type { ModelTracker } from "./model-tracker.ts";
+import type { OwnerKind } from "./tool-owners.ts";
 import type { RepairDisplaySettings, TelemetryRecorder } from "./types.ts";
 
 /** Everything the pipeline needs to know about one tool. */
@@ -43,6 +45,8 @@ export interface ToolRepairSpec {
 	ownerPrepare?: (args: unknown) => unknown;
 	/** When the owner's shim can change a call; without it the shim runs on every call. */
 	ownerPrepareApplies?: (args: unknown) => boolean;
+	/** Who owns the tool, for telemetry; default `builtin`. */
+	owner?: OwnerKind;
 }
 
 /** Shared, session-scoped collaborators of every wrapped tool. */
@@ -52,8 +56,6 @@ export interface RepairDeps {
 	telemetry: TelemetryRecorder;
 	feedback: RepairFeedbackHub;
 	failures: RepeatFailureTracker;
-	/** Argument objects of malformed calls the rescue could not repair: pi reports those itself. */
-	unrescued: WeakSet<object>;
 	/** Reports an internal error contained at a boundary (diagnostics line and telemetry counter). */
 	reportContained?: (label: string, error: unknown) => void;
 }
@@ -128,6 +130,7 @@ export class ToolRepairer {
 				...(result.fingerprint ? { fingerprint: result.fingerprint } : {}),
 				profile: result.policy,
 				stages: repaired ? distinctInOrder(result.changes, (c) => c.stage) : [],
+				owner: this.spec.owner ?? "builtin",
 			});
 		} catch (error) {
 			// Telemetry is best effort.
@@ -149,12 +152,27 @@ export class ToolRepairer {
 		return feedback;
 	}
 
+	/**
+	 * The retry message for an unrepairable outcome (with the tool's expected
+	 * shape once the same failure repeats), or `undefined` when the call should
+	 * go to pi as it is (passthrough, or no message).
+	 */
+	retryText(result: RepairPipelineResult): string | undefined {
+		let failures = 1;
+		try {
+			failures = this.deps.failures.record(this.spec.name, result.fingerprint);
+		} catch (error) {
+			// Escalation is an extra; the retry message stands without it.
+			this.contain("escalation", error);
+		}
+		if (passthroughEnabled() || !result.retryMessage) return undefined;
+		return escalateRetryMessage(result.retryMessage, this.spec.name, this.spec.schema, failures);
+	}
+
 	/** The wrapped `prepareArguments`. */
 	prepare(raw: unknown): unknown {
-		if (typeof raw === "object" && raw !== null && this.deps.unrescued.has(raw)) {
-			// Malformed text we could not rescue: pi's own argumentsError message (with the text) is the better answer.
-			return this.asPiAlone(raw);
-		}
+		// Malformed text the rescue could not repair, or a call refused at message_end: pi's argumentsError says it better.
+		if (isArgumentsRefused(raw)) return this.asPiAlone(raw);
 		let result: RepairPipelineResult;
 		try {
 			result = this.run(raw);
@@ -173,15 +191,9 @@ export class ToolRepairer {
 			}
 			return result.args;
 		}
-		let failures = 1;
-		try {
-			failures = this.deps.failures.record(this.spec.name, result.fingerprint);
-		} catch (error) {
-			// Escalation is an extra; the retry message stands without it.
-			this.contain("escalation", error);
-		}
-		if (passthroughEnabled() || !result.retryMessage) return this.asPiAlone(raw);
-		throw new Error(escalateRetryMessage(result.retryMessage, this.spec.name, this.spec.schema, failures));
+		const retry = this.retryText(result);
+		if (retry === undefined) return this.asPiAlone(raw);
+		throw new Error(retry);
 	}
 
 	/** The call as pi would prepare it without this extension. */

@@ -6,22 +6,32 @@
  * Loading never writes and never throws: a missing, empty, broken or
  * unreadable file yields the defaults (or its valid fields) plus at most one
  * short warning. Saving is atomic (a temp file beside the target, then a
- * rename), keeps keys this version does not know, and swallows every error.
+ * rename), keeps keys this version does not know, the file's mode, a symlink
+ * and a hard link, never replaces a file it could not read in full, and
+ * reports every failure as one line instead of throwing.
  */
 import { randomBytes } from "node:crypto";
 import {
+	chmodSync,
+	closeSync,
+	constants as fsConstants,
+	ftruncateSync,
 	lstatSync,
 	mkdirSync,
+	openSync,
 	readFileSync,
 	realpathSync,
 	renameSync,
+	type Stats,
 	statSync,
 	unlinkSync,
 	writeFileSync,
+	writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
+import { errorCode } from "./fs-errors.ts";
 import type { RepairDisplaySettings } from "./types.ts";
 
 export const DEFAULT_DISPLAY_SETTINGS: Readonly<RepairDisplaySettings> = Object.freeze({
@@ -31,9 +41,10 @@ export const DEFAULT_DISPLAY_SETTINGS: Readonly<RepairDisplaySettings> = Object.
 	grammarAllowedTools: Object.freeze([]) as unknown as string[],
 	policyProfile: "adaptive",
 	unknownGrammarText: "preserve",
+	repairToolNames: false,
 });
 
-/** The six keys in the order they are written to disk. */
+/** The keys in the order they are written to disk. */
 export const SETTINGS_KEYS = [
 	"showIndicator",
 	"showNotes",
@@ -41,6 +52,7 @@ export const SETTINGS_KEYS = [
 	"grammarAllowedTools",
 	"policyProfile",
 	"unknownGrammarText",
+	"repairToolNames",
 ] as const satisfies readonly (keyof RepairDisplaySettings)[];
 
 export const POLICY_PROFILES: readonly RepairPolicyProfile[] = ["conservative", "adaptive", "recover"];
@@ -117,6 +129,7 @@ export function settingsFromObject(stored: Record<string, unknown>): {
 	const unknownText = pick("unknownGrammarText", isOneOf(UNKNOWN_TEXT_POLICIES));
 	const storedGrammar = pick("grammarRecovery", isOneOf(GRAMMAR_MODES));
 	const storedProfile = pick("policyProfile", isOneOf(POLICY_PROFILES));
+	const repairToolNames = pick("repairToolNames", isBoolean);
 	// A 0.2 file that opted into promotion keeps promoting: its profile becomes `recover`.
 	const policyProfile = storedProfile ?? (storedGrammar === "recover" ? "recover" : "adaptive");
 	const grammarRecovery = storedGrammar ?? PROFILE_GRAMMAR_DEFAULT[policyProfile];
@@ -128,9 +141,23 @@ export function settingsFromObject(stored: Record<string, unknown>): {
 			grammarAllowedTools: allowed ? [...allowed] : [],
 			policyProfile,
 			unknownGrammarText: unknownText ?? DEFAULT_DISPLAY_SETTINGS.unknownGrammarText,
+			repairToolNames: repairToolNames ?? DEFAULT_DISPLAY_SETTINGS.repairToolNames,
 		},
 		rejected,
 	};
+}
+
+/**
+ * One warning line when the allowed-tools list names tools pi does not know
+ * (a typo there silently stops promotion for that tool), else `undefined`.
+ * An empty `known` list means the tools are not known yet: nothing to say.
+ */
+export function unknownAllowedTools(allowed: readonly string[], known: readonly string[]): string | undefined {
+	if (known.length === 0) return undefined;
+	const knownSet = new Set(known);
+	const unknown = allowed.filter((name) => !knownSet.has(name));
+	if (unknown.length === 0) return undefined;
+	return `tool-repair grammarAllowedTools names tools pi does not know: ${unknown.join(", ")}; leaked calls to them are never promoted.`;
 }
 
 export function saveDisplaySettings(settings: RepairDisplaySettings, path?: string): void {
@@ -139,7 +166,7 @@ export function saveDisplaySettings(settings: RepairDisplaySettings, path?: stri
 
 /**
  * Saves and reports the failure instead of throwing: `undefined` on success,
- * else one short line. The six fields come first in their fixed order, then
+ * else one short line. Our fields come first in their fixed order, then
  * any keys a user or a newer version put in the file, unchanged.
  */
 export function trySaveDisplaySettings(
@@ -148,13 +175,26 @@ export function trySaveDisplaySettings(
 ): string | undefined {
 	let temp: string | undefined;
 	try {
-		const body = { ...pickSettings(settings), ...extraKeysOf(path) };
+		const current = readSettingsText(path);
+		// Replacing a file that could not be read in full would drop whatever it holds.
+		if (current.problem !== undefined) {
+			return `tool-repair settings could not be saved to ${path}: the file ${current.problem}, so it is left as it is`;
+		}
+		const body = { ...pickSettings(settings), ...extraKeysOf(current.text) };
 		const text = `${JSON.stringify(body, null, "\t")}\n`;
 		// A symlinked settings file (dotfile managers) stays a symlink: the rename replaces its target.
 		const target = symlinkTarget(path);
+		const existing = regularFileInfo(target);
+		// A rename would split a hard link into two files; rewriting in place keeps every name on the same file.
+		if (existing !== undefined && existing.nlink > 1) {
+			rewriteInPlace(target, text);
+			return undefined;
+		}
 		mkdirSync(dirname(target), { recursive: true });
 		temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
 		writeFileSync(temp, text, { flag: "wx" });
+		// The saved file keeps the permissions the user gave the old one.
+		if (existing !== undefined) chmodSync(temp, existing.mode & 0o7777);
 		renameSync(temp, target);
 		temp = undefined;
 		return undefined;
@@ -179,6 +219,28 @@ function symlinkTarget(path: string): string {
 	}
 }
 
+function regularFileInfo(path: string): Stats | undefined {
+	try {
+		const info = statSync(path);
+		return info.isFile() ? info : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Overwrites the file's bytes and cuts it to the new length; not atomic, which a hard link makes unavoidable. */
+function rewriteInPlace(path: string, text: string): void {
+	const bytes = Buffer.from(text, "utf8");
+	const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
+	try {
+		let offset = 0;
+		while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset, offset);
+		ftruncateSync(fd, bytes.length);
+	} finally {
+		closeSync(fd);
+	}
+}
+
 function pickSettings(settings: RepairDisplaySettings): RepairDisplaySettings {
 	return {
 		showIndicator: settings.showIndicator,
@@ -187,12 +249,12 @@ function pickSettings(settings: RepairDisplaySettings): RepairDisplaySettings {
 		grammarAllowedTools: [...settings.grammarAllowedTools],
 		policyProfile: settings.policyProfile,
 		unknownGrammarText: settings.unknownGrammarText,
+		repairToolNames: settings.repairToolNames,
 	};
 }
 
-/** Keys of the current file that are not ours; nothing when the file is absent or unusable. */
-function extraKeysOf(path: string): Record<string, unknown> {
-	const { text } = readSettingsText(path);
+/** Keys of the current file that are not ours, in their order; nothing when the file is absent or unusable. */
+function extraKeysOf(text: string | undefined): Record<string, unknown> {
 	if (text === undefined) return {};
 	let parsed: unknown;
 	try {
@@ -201,12 +263,24 @@ function extraKeysOf(path: string): Record<string, unknown> {
 		return {};
 	}
 	if (!isPlainObject(parsed)) return {};
-	const extra: Record<string, unknown> = {};
 	const known = new Set<string>(SETTINGS_KEYS);
-	for (const [key, value] of Object.entries(parsed)) {
-		if (!known.has(key)) extra[key] = value;
+	// fromEntries defines each key as data, so a key named `__proto__` is kept instead of becoming the prototype.
+	return Object.fromEntries(Object.entries(parsed).filter(([key]) => !known.has(key)));
+}
+
+/**
+ * The settings file as a JSON object, for readers of keys beyond the six
+ * (saving keeps those keys); `undefined` when absent or unusable.
+ */
+export function readSettingsObject(path: string = displaySettingsPath()): Record<string, unknown> | undefined {
+	const { text } = readSettingsText(path);
+	if (text === undefined) return undefined;
+	try {
+		const parsed: unknown = JSON.parse(text);
+		return isPlainObject(parsed) ? parsed : undefined;
+	} catch {
+		return undefined;
 	}
-	return extra;
 }
 
 function readSettingsText(path: string): { text?: string; problem?: string } {
@@ -232,11 +306,6 @@ function withWarning(
 ): LoadedDisplaySettings {
 	if (problem === undefined) return { settings };
 	return { settings, warning: `tool-repair settings file ${path} ${problem}; using defaults for what is unusable.` };
-}
-
-function errorCode(error: unknown): string {
-	if (error && typeof error === "object" && "code" in error && typeof error.code === "string") return error.code;
-	return error instanceof Error ? error.message : String(error);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,8 +1,7 @@
 /**
  * Turns aggregated telemetry into what `/repair-stats` shows: the plain-text
- * report in the layout of extension-contract §5.4 (title, by tool, by model,
- * grammar families when any, rules fired) and the same tallies as bar charts
- * (decisions §5.3). Pure formatting: no I/O.
+ * report (a title, then each of `STATS_REPORT_SECTIONS` that has something to
+ * say) and the same tallies as bar charts for the TUI. Pure formatting: no I/O.
  */
 import { type ChartOptions, renderBarChart, renderStackedBarChart } from "./bar-chart.ts";
 import type { OutcomeCounts, TelemetryStats } from "./stats.ts";
@@ -38,19 +37,31 @@ function counted(n: number, noun: string): string {
 	return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
-/** The §5.4 text report. */
+/** One part of the report: its lines, heading first, or `undefined` to leave it out. */
+export type StatsReportSection = (stats: TelemetryStats) => string[] | undefined;
+
+/** The report's sections in order; a new kind of tally is one more entry here. */
+export const STATS_REPORT_SECTIONS: readonly StatsReportSection[] = [
+	(stats) => ["By tool:", ...rankOutcomeRows(stats.byTool).map(([name, c]) => outcomeLine(name, c))],
+	(stats) => ["By model:", ...rankOutcomeRows(stats.byModel).map(([name, c]) => outcomeLine(name, c))],
+	(stats) =>
+		stats.grammars.size > 0
+			? [GRAMMAR_HEADING, ...rankCounts(stats.grammars).map(([name, n]) => `  ${name}: ${n}`)]
+			: undefined,
+	(stats) => ["Rules fired:", ...rankCounts(stats.rules).map(([name, n]) => `  ${name}: ${n}`)],
+];
+
+/** The text report: the title, then every section with something to say, a blank line between them. */
 export function formatStatsReport(stats: TelemetryStats, filterDescription: readonly string[] = []): string {
 	const sections: string[][] = [[statsTitle(stats, filterDescription)]];
-	sections.push(["By tool:", ...rankOutcomeRows(stats.byTool).map(([name, c]) => outcomeLine(name, c))]);
-	sections.push(["By model:", ...rankOutcomeRows(stats.byModel).map(([name, c]) => outcomeLine(name, c))]);
-	if (stats.grammars.size > 0) {
-		sections.push([GRAMMAR_HEADING, ...rankCounts(stats.grammars).map(([name, n]) => `  ${name}: ${n}`)]);
+	for (const section of STATS_REPORT_SECTIONS) {
+		const lines = section(stats);
+		if (lines !== undefined) sections.push(lines);
 	}
-	sections.push(["Rules fired:", ...rankCounts(stats.rules).map(([name, n]) => `  ${name}: ${n}`)]);
 	return sections.map((lines) => lines.join("\n")).join("\n\n");
 }
 
-function outcomeLine(name: string, c: OutcomeCounts): string {
+export function outcomeLine(name: string, c: OutcomeCounts): string {
 	return `  ${name}: ${c.repaired} repaired, ${c.recovered} recovered, ${c.unrepairable} unrepairable`;
 }
 

@@ -1,14 +1,18 @@
 /**
- * `/repair-stats` aggregation (extension-contract §5.4): streams the rotated
- * telemetry file (`<file>.1`) and then the current one, line by line, and
- * tallies outcomes per tool and per model, grammar families of the message
- * channel, and rule IDs. Memory stays flat in the file size: only one chunk
- * and one partial line are held at a time. Blank, broken, overlong or
- * non-object lines are skipped and counted, never fatal.
+ * `/repair-stats` aggregation: streams the rotated telemetry file
+ * (`<file>.1`) and then the current one, line by line, and tallies outcomes
+ * per tool and per model, grammar families of the message channel, and rule
+ * IDs. Memory stays flat in the file size: only one chunk and one partial
+ * line are held at a time. Blank, broken, overlong or non-object lines are
+ * skipped and counted, never fatal. Only regular files are read: a FIFO or
+ * device at the path would block or stream forever, so it is skipped with a
+ * warning.
  *
  * Optional filters: `--since <duration|date>` and `--model <substring>`.
  */
-import { createReadStream } from "node:fs";
+import { constants as fsConstants } from "node:fs";
+import { open } from "node:fs/promises";
+import { errorCode } from "./fs-errors.ts";
 import { rotatedTelemetryPath } from "./telemetry.ts";
 
 export interface OutcomeCounts {
@@ -29,6 +33,8 @@ export interface TelemetryStats {
 	/** Rows in first-seen order; sorting is the report's job. */
 	byTool: Map<string, OutcomeCounts>;
 	byModel: Map<string, OutcomeCounts>;
+	/** Tool events by owner kind of the tool (`builtin`, `extension`, `mcp`; `unrecorded` for records without one). */
+	byOwner: Map<string, OutcomeCounts>;
 	grammars: Map<string, number>;
 	rules: Map<string, number>;
 }
@@ -53,6 +59,7 @@ export function emptyStats(): TelemetryStats {
 		skippedLines: 0,
 		byTool: new Map(),
 		byModel: new Map(),
+		byOwner: new Map(),
 		grammars: new Map(),
 		rules: new Map(),
 	};
@@ -102,10 +109,12 @@ export class StatsAccumulator {
 			stats.toolEvents++;
 			const toolRow = row(stats.byTool, nameOr(record.tool));
 			const modelRow = row(stats.byModel, nameOr(record.model));
+			const ownerRow = row(stats.byOwner, typeof record.owner === "string" ? record.owner : "unrecorded");
 			const outcome = record.outcome;
 			if (outcome === "repaired" || outcome === "recovered" || outcome === "unrepairable") {
 				toolRow[outcome]++;
 				modelRow[outcome]++;
+				ownerRow[outcome]++;
 			}
 		}
 		if (Array.isArray(record.rules)) {
@@ -124,17 +133,21 @@ export class StatsAccumulator {
 }
 
 /**
- * Aggregates the given files in order; a missing or unreadable file adds
- * nothing. Returns `undefined` only when none of them could be opened.
+ * Aggregates the given files in order; a missing file adds nothing, and one
+ * that is not a regular file or cannot be read adds nothing and one line to
+ * `onWarning`. Returns `undefined` only when none of them could be read.
  */
 export async function aggregateTelemetryFiles(
 	paths: readonly string[],
 	filters: StatsFilters = {},
+	onWarning: (text: string) => void = () => {},
 ): Promise<TelemetryStats | undefined> {
 	const accumulator = new StatsAccumulator(filters);
 	let opened = 0;
 	for (const path of paths) {
-		if (await streamLines(path, accumulator)) opened++;
+		const problem = await streamLines(path, accumulator);
+		if (problem === undefined) opened++;
+		else if (problem !== "missing") onWarning(`tool-repair telemetry file ${path} ${problem}; skipped.`);
 	}
 	return opened > 0 ? accumulator.stats : undefined;
 }
@@ -144,14 +157,37 @@ export function telemetryFilesToRead(path: string): string[] {
 	return [rotatedTelemetryPath(path), path];
 }
 
-/** Splits on newline bytes (safe in UTF-8) and decodes one line at a time. */
-async function streamLines(path: string, accumulator: StatsAccumulator): Promise<boolean> {
-	const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+/** Opening never waits for a writer, so a FIFO is seen for what it is instead of blocking. */
+const OPEN_FOR_READING = fsConstants.O_RDONLY | fsConstants.O_NONBLOCK;
+
+/**
+ * Splits on newline bytes (safe in UTF-8) and decodes one line at a time.
+ * Returns why the file added nothing, or `undefined` once it was read.
+ */
+async function streamLines(path: string, accumulator: StatsAccumulator): Promise<string | undefined> {
+	let handle: Awaited<ReturnType<typeof open>>;
+	try {
+		handle = await open(path, OPEN_FOR_READING);
+	} catch (error) {
+		return errorCode(error) === "ENOENT" ? "missing" : `could not be read (${errorCode(error)})`;
+	}
+	try {
+		if (!(await handle.stat()).isFile()) return "is not a regular file";
+		return await streamChunks(
+			handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES, autoClose: false }),
+			accumulator,
+		);
+	} finally {
+		await handle.close().catch(() => undefined);
+	}
+}
+
+async function streamChunks(stream: AsyncIterable<Buffer>, accumulator: StatsAccumulator): Promise<string | undefined> {
 	let partial: Buffer[] = [];
 	let partialBytes = 0;
 	let overlong = false;
 	try {
-		for await (const chunk of stream as AsyncIterable<Buffer>) {
+		for await (const chunk of stream) {
 			let start = 0;
 			for (let end = chunk.indexOf(NEWLINE, start); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
 				if (overlong) {
@@ -182,12 +218,12 @@ async function streamLines(path: string, accumulator: StatsAccumulator): Promise
 				}
 			}
 		}
-	} catch {
-		return false;
+	} catch (error) {
+		return `could not be read (${errorCode(error)})`;
 	}
 	if (overlong) accumulator.skip();
 	else if (partialBytes > 0) accumulator.addLine(Buffer.concat(partial).toString("utf8"));
-	return true;
+	return undefined;
 }
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = {

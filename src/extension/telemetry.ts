@@ -3,22 +3,37 @@
  * event, appended to `tool-repair/telemetry.jsonl` under pi's agent dir (or
  * `PI_TOOL_REPAIR_TELEMETRY`, read at every write; `off`/`0`/`false` disable).
  *
- * Record types A–E keep the key order of extension-contract §5.2. Callers
- * pass only metadata (tool and model names, rule IDs, issue shapes); no
- * argument value, path, command, content or note text ever reaches here.
+ * Record types A–E keep a fixed key order. Callers pass only metadata (tool
+ * and model names, rule IDs, issue shapes); no argument value, path, command,
+ * content or note text ever reaches here.
  *
  * Each record is one append of one whole line (`O_APPEND`), so several pi
- * processes can share a file without losing or interleaving lines. That
- * append is the only synchronous file call on the tool-call path: the size
- * check for rotation runs asynchronously every so often, and when the file
- * passes the limit (10 MB) it is renamed to `<file>.1`, replacing the
- * previous one, under a lock file so two processes never rotate at once.
- * `/repair-stats` reads both. Every error is swallowed.
+ * processes can share a file without losing or interleaving lines. The file
+ * is opened non-blocking and used only when it is a regular file, so a FIFO,
+ * socket or device at the path never stalls a tool call; a new file is
+ * created private (0600, folders 0700) and never through a dangling symlink.
+ * When the file passes the limit (10 MB) it is renamed to `<file>.1` under a
+ * lock file, replacing an earlier `<file>.1` only when that one holds our
+ * records. `/repair-stats` reads both. A failure never reaches the tool call;
+ * it is reported once per path and problem through `warn`.
  */
-import { appendFileSync, closeSync, mkdirSync, openSync, renameSync, stat, statSync, unlinkSync } from "node:fs";
+import {
+	closeSync,
+	constants as fsConstants,
+	fstatSync,
+	lstatSync,
+	mkdirSync,
+	openSync,
+	readSync,
+	renameSync,
+	statSync,
+	unlinkSync,
+	writeSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
+import { errorCode } from "./fs-errors.ts";
 import type {
 	ContainedErrorEvent,
 	GrammarMessageEvent,
@@ -29,8 +44,6 @@ import type {
 } from "./types.ts";
 
 export const TELEMETRY_ROTATE_BYTES = 10 * 1024 * 1024;
-/** Bytes this process appends between two asynchronous size checks. */
-const SIZE_CHECK_INTERVAL_BYTES = 64 * 1024;
 
 const DISABLED_VALUES = new Set(["off", "0", "false"]);
 
@@ -40,6 +53,10 @@ export function telemetryPath(): string | undefined {
 	if (value !== undefined && DISABLED_VALUES.has(value)) return undefined;
 	if (value !== undefined && value !== "") return value;
 	return join(getAgentDir(), "tool-repair", "telemetry.jsonl");
+}
+
+function warnOnStderr(text: string): void {
+	process.stderr.write(`${text}\n`);
 }
 
 /** The previous file kept by rotation. */
@@ -54,6 +71,8 @@ export interface TelemetryRecorderOptions {
 	now?: () => Date;
 	/** Size at which the file is rotated; defaults to 10 MB. */
 	rotateBytes?: number;
+	/** Receives each problem once per path; defaults to one stderr line. */
+	warn?: (text: string) => void;
 }
 
 /** The A–E records as they are written; `undefined` fields vanish from the line. */
@@ -63,14 +82,28 @@ export function createTelemetryRecorder(options: TelemetryRecorderOptions = {}):
 	const resolvePath = options.path ?? telemetryPath;
 	const now = options.now ?? (() => new Date());
 	const rotateBytes = options.rotateBytes ?? TELEMETRY_ROTATE_BYTES;
-	const writer = new LineAppender(rotateBytes);
-	const write = (build: (ts: string) => TelemetryRecord): void => {
+	const warn = options.warn ?? warnOnStderr;
+	const warned = new Set<string>();
+	const warnOnce = (path: string, problem: string): void => {
+		const key = `${path}\0${problem}`;
+		if (warned.has(key)) return;
+		warned.add(key);
 		try {
-			const path = resolvePath();
+			warn(`tool-repair telemetry file ${path} ${problem}.`);
+		} catch {
+			// A failing warning channel must not turn into a failing tool call.
+		}
+	};
+	const writer = new LineAppender(rotateBytes, warnOnce);
+	const write = (build: (ts: string) => TelemetryRecord): void => {
+		let path: string | undefined;
+		try {
+			path = resolvePath();
 			if (path === undefined) return;
 			writer.append(path, `${JSON.stringify(build(now().toISOString()))}\n`);
-		} catch {
-			// Telemetry never disturbs a tool call.
+		} catch (error) {
+			// Telemetry never disturbs a tool call; the user hears of the problem once.
+			warnOnce(path ?? "(unresolved)", errorText(error));
 		}
 	};
 	return {
@@ -107,6 +140,7 @@ export function toolOutcomeRecord(ts: string, event: ToolOutcomeEvent): Telemetr
 		fingerprint: event.fingerprint,
 		profile: event.profile,
 		stages: [...event.stages],
+		owner: event.owner,
 	};
 }
 
@@ -168,54 +202,106 @@ export function grammarObservedRecord(ts: string, event: GrammarMessageEvent): T
 	};
 }
 
+const { O_APPEND, O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_RDWR } = fsConstants;
+/** Never waits for a reader or writer: a FIFO or device opens at once (or fails) and is then refused. */
+const OPEN_EXISTING = O_RDWR | O_APPEND | O_NONBLOCK;
+/** Creates the file only where nothing, not even a dangling symlink, stands. */
+const OPEN_NEW = OPEN_EXISTING | O_CREAT | O_EXCL;
+const NEWLINE = 0x0a;
+
+/** Why a path was refused; the text completes "tool-repair telemetry file <path> …". */
+class TelemetryFileProblem extends Error {}
+
 /**
- * Appends whole lines and rotates the file in the background. Folders are
- * created only when an append finds them missing, so the steady state costs
- * one `appendFileSync` per record.
+ * Appends whole lines to regular files only, creates them private, and
+ * rotates them under a lock. A line that an earlier write left unfinished is
+ * ended first, so it never merges with the next record.
  */
 class LineAppender {
 	private readonly rotateBytes: number;
-	private readonly checkInterval: number;
-	private readonly sinceCheck = new Map<string, number>();
-	private readonly checking = new Set<string>();
+	private readonly warnOnce: (path: string, problem: string) => void;
+	/** Paths whose `<file>.1` belongs to someone else: they are not rotated again in this process. */
+	private readonly rotationRefused = new Set<string>();
 
-	constructor(rotateBytes: number) {
+	constructor(rotateBytes: number, warnOnce: (path: string, problem: string) => void) {
 		this.rotateBytes = rotateBytes;
-		this.checkInterval = Math.max(1, Math.min(SIZE_CHECK_INTERVAL_BYTES, Math.floor(rotateBytes / 8)));
+		this.warnOnce = warnOnce;
 	}
 
 	append(path: string, line: string): void {
+		const fd = openRegularFile(path);
+		let size: number;
 		try {
-			appendFileSync(path, line);
-		} catch (error) {
-			if (!isCode(error, "ENOENT")) throw error;
-			mkdirSync(dirname(path), { recursive: true });
-			appendFileSync(path, line);
+			size = fstatSync(fd).size;
+			const body = Buffer.from(endsUnfinished(fd, size) ? `\n${line}` : line, "utf8");
+			const written = writeSync(fd, body);
+			if (written < body.length) {
+				// The partial line gets its end now if space allows, else the next append ends it.
+				tryWrite(fd, "\n");
+				throw new TelemetryFileProblem(`took only ${written} of ${body.length} bytes (disk full or size limit)`);
+			}
+			size += written;
+		} finally {
+			closeSync(fd);
 		}
-		// The first append to a path checks at once, so a file left large by an earlier run rotates early.
-		const written = (this.sinceCheck.get(path) ?? this.checkInterval) + line.length;
-		if (written < this.checkInterval || this.checking.has(path)) {
-			this.sinceCheck.set(path, written);
-			return;
-		}
-		this.sinceCheck.set(path, 0);
-		this.scheduleRotationCheck(path);
+		if (size >= this.rotateBytes && !this.rotationRefused.has(path)) this.rotate(path);
 	}
 
-	private scheduleRotationCheck(path: string): void {
-		this.checking.add(path);
-		stat(path, (error, info) => {
-			if (!error && info.size >= this.rotateBytes) rotateUnderLock(path, this.rotateBytes);
-			this.finishCheck(path);
-		});
+	private rotate(path: string): void {
+		const refusal = rotateUnderLock(path, this.rotateBytes);
+		if (refusal === undefined) return;
+		this.rotationRefused.add(path);
+		this.warnOnce(path, refusal);
 	}
+}
 
-	/** Appends made while a check was running are measured by a follow-up check. */
-	private finishCheck(path: string): void {
-		this.checking.delete(path);
-		if ((this.sinceCheck.get(path) ?? 0) < this.checkInterval) return;
-		this.sinceCheck.set(path, 0);
-		this.scheduleRotationCheck(path);
+/** Opens `path` for appending, creating it (0600, folders 0700) when nothing stands there. */
+function openRegularFile(path: string): number {
+	let fd: number;
+	try {
+		fd = openSync(path, OPEN_EXISTING);
+	} catch (error) {
+		if (errorCode(error) !== "ENOENT") throw error;
+		fd = createPrivateFile(path);
+	}
+	try {
+		if (!fstatSync(fd).isFile()) throw new TelemetryFileProblem("is not a regular file; nothing is written to it");
+	} catch (error) {
+		closeSync(fd);
+		throw error;
+	}
+	return fd;
+}
+
+function createPrivateFile(path: string): number {
+	mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+	try {
+		return openSync(path, OPEN_NEW, 0o600);
+	} catch (error) {
+		if (errorCode(error) !== "EEXIST") throw error;
+	}
+	// Another process created it meanwhile, or a symlink to a missing file stands there (not followed).
+	try {
+		return openSync(path, OPEN_EXISTING);
+	} catch (error) {
+		if (errorCode(error) === "ENOENT")
+			throw new TelemetryFileProblem("is a symbolic link to a missing file; not followed");
+		throw error;
+	}
+}
+
+/** Whether the file's last byte is not a newline (a write that was cut short). */
+function endsUnfinished(fd: number, size: number): boolean {
+	if (size === 0) return false;
+	const last = Buffer.alloc(1);
+	return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== NEWLINE;
+}
+
+function tryWrite(fd: number, text: string): void {
+	try {
+		writeSync(fd, text);
+	} catch {
+		// Still full: the next append starts with the newline instead.
 	}
 }
 
@@ -226,21 +312,24 @@ const STALE_LOCK_MS = 60_000;
  * Renames `<file>` to `<file>.1` while holding `<file>.rotate-lock`, created
  * exclusively, so two processes never both rotate: the second one would move
  * the fresh file over the first one's `.1`. The size is measured again under
- * the lock, so a file another process just rotated is left alone.
+ * the lock, so a file another process just rotated is left alone. Returns why
+ * the rotation was refused when `<file>.1` is not a file this layer wrote.
  */
-function rotateUnderLock(path: string, rotateBytes: number): void {
+function rotateUnderLock(path: string, rotateBytes: number): string | undefined {
 	const lock = `${path}.rotate-lock`;
 	let fd: number;
 	try {
-		fd = openSync(lock, "wx");
+		fd = openSync(lock, "wx", 0o600);
 	} catch (error) {
-		if (isCode(error, "EEXIST")) removeStaleLock(lock);
-		return;
+		if (errorCode(error) === "EEXIST") removeStaleLock(lock);
+		return undefined;
 	}
 	try {
-		if (statSync(path).size >= rotateBytes) renameSync(path, rotatedTelemetryPath(path));
-	} catch {
-		// Gone or unreadable: nothing to rotate.
+		if (statSync(path).size < rotateBytes) return undefined;
+		const previous = rotatedTelemetryPath(path);
+		if (!mayReplace(previous)) return `is not rotated: ${previous} exists and was not written by tool-repair`;
+		renameSync(path, previous);
+		return undefined;
 	} finally {
 		closeSync(fd);
 		try {
@@ -251,6 +340,44 @@ function rotateUnderLock(path: string, rotateBytes: number): void {
 	}
 }
 
+/** How much of `<file>.1` is read to recognise it as an earlier telemetry file. */
+const OWNERSHIP_PROBE_BYTES = 64 * 1024;
+
+/** True when `<file>.1` is absent, or a regular file whose first complete line is one of our records. */
+function mayReplace(previous: string): boolean {
+	let info: ReturnType<typeof lstatSync>;
+	try {
+		info = lstatSync(previous);
+	} catch (error) {
+		if (errorCode(error) === "ENOENT") return true;
+		throw error;
+	}
+	if (!info.isFile()) return false;
+	const fd = openSync(previous, O_RDONLY | O_NONBLOCK);
+	try {
+		const probe = Buffer.alloc(Math.min(OWNERSHIP_PROBE_BYTES, info.size));
+		const text = probe.toString("utf8", 0, readSync(fd, probe, 0, probe.length, 0));
+		const lines = text.split("\n");
+		// The last piece may be cut by the probe; a first line left unfinished by a short write is skipped.
+		return lines.slice(0, -1).some(isTelemetryRecordLine);
+	} finally {
+		closeSync(fd);
+	}
+}
+
+/** A line in the shape every record has: an object with a `ts` text, an `outcome` text and a `rules` list. */
+export function isTelemetryRecordLine(line: string): boolean {
+	let value: unknown;
+	try {
+		value = JSON.parse(line);
+	} catch {
+		return false;
+	}
+	if (typeof value !== "object" || value === null) return false;
+	const record = value as Record<string, unknown>;
+	return typeof record.ts === "string" && typeof record.outcome === "string" && Array.isArray(record.rules);
+}
+
 function removeStaleLock(lock: string): void {
 	try {
 		if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) unlinkSync(lock);
@@ -259,6 +386,7 @@ function removeStaleLock(lock: string): void {
 	}
 }
 
-function isCode(error: unknown, code: string): boolean {
-	return typeof error === "object" && error !== null && "code" in error && error.code === code;
+function errorText(error: unknown): string {
+	if (error instanceof TelemetryFileProblem) return error.message;
+	return `could not be written (${errorCode(error)})`;
 }

@@ -19,6 +19,8 @@ export interface RepairDisplaySettings {
 	policyProfile: RepairPolicyProfile;
 	/** Default "preserve". */
 	unknownGrammarText: UnknownGrammarTextPolicy;
+	/** Default false. Renames a call to an unknown tool when exactly one active tool matches its cleaned name. */
+	repairToolNames: boolean;
 }
 
 /** A tool-channel repair outcome (record type A). */
@@ -31,6 +33,8 @@ export interface ToolOutcomeEvent {
 	fingerprint?: string;
 	profile: string;
 	stages: string[];
+	/** Owner kind of the tool (built-in, extension or MCP); absent means built-in. */
+	owner?: "builtin" | "extension" | "mcp";
 }
 
 /** A value-strip rule observed but not applied under `conservative` (record type B). */

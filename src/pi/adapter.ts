@@ -15,6 +15,7 @@ import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { TSchema } from "typebox";
 import { runRepairPipeline } from "../core/pipeline.ts";
 import type { RepairPipelineConfig, RepairPipelineResult } from "../core/types.ts";
+import { isArgumentsRefused } from "./refused-arguments.ts";
 
 /** Used as the error message when the pipeline gave no retry message. */
 const UNREPAIRABLE_FALLBACK_MESSAGE =
@@ -59,6 +60,8 @@ export function adaptToolDefinition<TParams extends TSchema, TDetails = unknown,
 	return {
 		...definition,
 		prepareArguments(input: unknown): Prepared {
+			// pi refuses this call with the text the model really sent; judging its empty stand-in would hide that.
+			if (isArgumentsRefused(input)) return input as Prepared;
 			const result = runRepairPipeline({ input, config });
 			if (result.outcome !== "unrepairable") return result.args as Prepared;
 			if (unrepairable === "passthrough") return input as Prepared;

@@ -3,3 +3,4 @@
  * `adaptToolDefinition(definition, options)`.
  */
 export { adaptToolDefinition, type PiToolOwnerAdapterOptions, UnrepairableToolInputError } from "./adapter.ts";
+export { isArgumentsRefused, markArgumentsRefused } from "./refused-arguments.ts";

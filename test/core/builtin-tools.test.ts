@@ -93,7 +93,7 @@ describe("engine repairs enabled by the tables (§8.5)", () => {
 		const result = builtin("read", { file_path: 5 });
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "5" });
-		expect(ruleIds(result)).toEqual(["renameAliasedField"]);
+		expect(ruleIds(result)).toEqual(["renameAliasedField", "convertScalarToSchemaType"]);
 	});
 
 	it("wraps or parses root strings (72)", () => {

@@ -5,13 +5,13 @@ import { convertToSchema } from "../../src/core/convert.ts";
 const numbers = Type.Object({ n: Type.Optional(Type.Number()), i: Type.Optional(Type.Integer()) });
 
 describe("numeric strings become numbers only where the schema wants a number", () => {
-	it("converts a trimmed, finite numeric string", () => {
-		expect(convertToSchema(numbers, { n: " 7 " })).toEqual({ n: 7 });
-		expect(convertToSchema(numbers, { n: "1e3" })).toEqual({ n: 1000 });
+	it("converts decimal JSON number text", () => {
+		expect(convertToSchema(numbers, { n: "7" })).toEqual({ n: 7 });
+		expect(convertToSchema(numbers, { n: "-0.25" })).toEqual({ n: -0.25 });
 	});
 
-	it("leaves empty, non-numeric and infinite text alone", () => {
-		for (const text of ["", "  ", "abc", "Infinity", "-Infinity", "NaN"]) {
+	it("leaves empty, padded, hex, exponent, non-numeric and infinite text alone", () => {
+		for (const text of ["", "  ", " 7 ", "0x10", "1e3", "+1", "07", "1.", "abc", "Infinity", "-Infinity", "NaN"]) {
 			const input = { n: text };
 			expect(convertToSchema(numbers, input)).toBe(input);
 		}
@@ -27,9 +27,12 @@ describe("numeric strings become numbers only where the schema wants a number", 
 describe("scalars become strings or booleans only by their exact text", () => {
 	const schema = Type.Object({ s: Type.Optional(Type.String()), b: Type.Optional(Type.Boolean()) });
 
-	it("turns a number into its decimal text and a boolean into true/false", () => {
+	it("turns a number into its decimal text, never a boolean into true/false", () => {
 		expect(convertToSchema(schema, { s: 4164 })).toEqual({ s: "4164" });
-		expect(convertToSchema(schema, { s: false })).toEqual({ s: "false" });
+		for (const value of [false, true, 1e21, 1e-7]) {
+			const input = { s: value };
+			expect(convertToSchema(schema, input)).toBe(input);
+		}
 	});
 
 	it("reads true/false case-insensitively for a boolean field and nothing else", () => {
@@ -42,7 +45,7 @@ describe("scalars become strings or booleans only by their exact text", () => {
 	});
 });
 
-describe("conversion never invents values (decisions §4.8)", () => {
+describe("conversion never invents values", () => {
 	it("never turns null into a string, a number or a boolean", () => {
 		const schema = Type.Object({ s: Type.String(), n: Type.Number(), b: Type.Boolean() });
 		const input = { s: null, n: null, b: null };

@@ -19,7 +19,7 @@ describe("repairToolInput", () => {
 		expect(decoded.changes.every((change) => !("stage" in change))).toBe(true);
 	});
 
-	it("de-duplicates rulesFired but keeps one note per change", () => {
+	it("de-duplicates rulesFired and reports identical changes once, with a count", () => {
 		const result = facade("edit", {
 			path: "/a",
 			edits: [
@@ -28,7 +28,8 @@ describe("repairToolInput", () => {
 			],
 		});
 		expect(result.rulesFired).toEqual(["renameAliasedField"]);
-		expect(result.notes).toHaveLength(4);
+		expect(result.notes).toHaveLength(2);
+		for (const note of result.notes) expect(note).toContain("2 times");
 	});
 
 	it("works without a config: no aliases, no root string", () => {

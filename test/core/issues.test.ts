@@ -70,6 +70,24 @@ describe("formatRetryMessage", () => {
 		]);
 	});
 
+	it("names the unexpected keys the model sent next to the missing required ones", () => {
+		const schema = Type.Object({ path: Type.String(), limit: Type.Optional(Type.Number()) });
+		const sent = { paht: "a.txt", limit: 3 };
+		const lines = formatRetryMessage("read", issues(schema, sent), sent, schema).split("\n");
+		expect(lines.slice(1, 3)).toEqual([
+			"  • (root): must have required properties path",
+			'  • (root): unexpected key "paht", not a parameter of this tool',
+		]);
+	});
+
+	it("says nothing of unexpected keys without a missing required one, or without the schema", () => {
+		const schema = Type.Object({ path: Type.String() });
+		const typed = { path: 3, extra: 1 };
+		expect(formatRetryMessage("read", issues(schema, typed), typed, schema)).not.toContain("unexpected");
+		const sent = { paht: "a" };
+		expect(formatRetryMessage("read", issues(schema, sent), sent)).not.toContain("unexpected");
+	});
+
 	it("falls back to the keyword when an issue has no message", () => {
 		const message = formatRetryMessage("t", [{ keyword: "custom", instancePath: "/x", params: {} }], {});
 		expect(message.split("\n")[1]).toBe("  • /x: custom");

@@ -8,9 +8,9 @@ describe("completionSuffix: complete values inside open containers", () => {
 		expect(completionSuffix('{"path":"/tmp/a"')).toBe("}");
 	});
 
-	it("closes open containers innermost first", () => {
-		expect(completionSuffix('{"include":["a"')).toBe("]}");
-		expect(completionSuffix('{"a":[{"b":["c"]')).toBe("}]}");
+	it("closes open objects innermost first", () => {
+		expect(completionSuffix('{"a":{"b":["c"]')).toBe("}}");
+		expect(completionSuffix('{"a":{"b":{"c":true}')).toBe("}}");
 	});
 
 	it("accepts literals and closed containers as complete values", () => {
@@ -37,6 +37,14 @@ describe("completionSuffix: complete values inside open containers", () => {
 });
 
 describe("completionSuffix: no completion where a value may be missing or cut", () => {
+	it("never closes an open array, whose length is unknown", () => {
+		expect(completionSuffix('{"include":["a"')).toBeUndefined();
+		expect(completionSuffix('{"a":[{"b":["c"]')).toBeUndefined();
+		expect(completionSuffix('{"edits":[{"oldText":"a","newText":"b"}')).toBeUndefined();
+		expect(completionSuffix('{"edits":[{"oldText":"a","newText":"b"},{"oldText":"c","newText":"d"}')).toBeUndefined();
+		expect(completionSuffix('{"a":[{"b":1}]')).toBe("}");
+	});
+
 	it("refuses text that stops inside a string", () => {
 		expect(completionSuffix('{"command":"rm -rf /tmp/scra')).toBeUndefined();
 		expect(completionSuffix('{"edits":[{"oldText":"a","newText":"b')).toBeUndefined();
@@ -79,10 +87,10 @@ describe("completionSuffix: no completion where a value may be missing or cut", 
 	});
 });
 
-describe("truncation candidates through recoverEnvelope (decisions 4.1)", () => {
+describe("truncation candidates through recoverEnvelope", () => {
 	const cases: [string, unknown[]][] = [
 		['{"path":"/tmp/a"', [{ path: "/tmp/a" }]],
-		['{"include":["a"', [{ include: ["a"] }]],
+		['{"include":["a"', []],
 		['{"command":"rm -rf /tmp/scra', []],
 		['{"edits":[{"oldText":"a","newText":"b', []],
 		['{"a":{"b":"c', []],

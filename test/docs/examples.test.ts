@@ -8,16 +8,19 @@
  * The examples import `pi-repair-layer/*` by package name, which inside this
  * checkout resolves only after a build. So the test type-checks them with a
  * tsconfig that maps those names to `src/`, and imports copies (under the
- * git-ignored `.tmp/`) whose package imports point at `src/`. The tool example
- * then runs in pi's real agent loop (test/helpers/pi-session.ts).
+ * git-ignored `.tmp/`) whose package imports point at `src/`. The tool examples
+ * then run in pi's real agent loop (test/helpers/pi-session.ts); the
+ * optional-integration example also runs through the real pi CLI from a
+ * folder where pi-repair-layer cannot be found, to prove its fallback.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_DISPLAY_SETTINGS } from "../../src/extension/settings.ts";
-import { REPO_ROOT } from "../helpers/pi-cli.ts";
+import { REPO_ROOT, runPiCli } from "../helpers/pi-cli.ts";
 import { startPiSession } from "../helpers/pi-session.ts";
 
 const examplesDir = join(REPO_ROOT, "docs", "examples");
@@ -48,7 +51,10 @@ function readDoc(path: string): string {
 function localCopy(file: string): string {
 	let text = readFileSync(join(examplesDir, file), "utf8");
 	for (const [specifier, source] of Object.entries(SUBPATHS)) {
-		text = text.replaceAll(`from "${specifier}"`, `from ${JSON.stringify(join(REPO_ROOT, source))}`);
+		const local = JSON.stringify(join(REPO_ROOT, source));
+		text = text
+			.replaceAll(`from "${specifier}"`, `from ${local}`)
+			.replaceAll(`import("${specifier}")`, `import(${local})`);
 	}
 	const target = join(scratch, file);
 	writeFileSync(target, text);
@@ -161,6 +167,62 @@ describe("docs/examples", () => {
 	});
 });
 
+describe("optional-integration.ts", () => {
+	interface OptionalExample {
+		default: ExtensionFactory;
+		shoutTool: unknown;
+		withOptionalRepair(tool: unknown, load?: () => Promise<unknown>): Promise<{ tool: unknown; repaired: boolean }>;
+	}
+	const load = async () => (await import(localCopy("optional-integration.ts"))) as OptionalExample;
+	const script = [
+		{
+			toolCalls: [
+				{ id: "s1", name: "shout", arguments: { text: "hi" } },
+				{ id: "s2", name: "shout", arguments: { message: "hey" } },
+			],
+		},
+		{ type: "echo" as const },
+	];
+
+	it("repairs the tool's calls in pi's real agent loop when pi-repair-layer is installed", async () => {
+		const example = await load();
+		expect((await example.withOptionalRepair(example.shoutTool)).repaired).toBe(true);
+		const run = await startPiSession({ extensions: [example.default], tools: ["shout"] });
+		try {
+			await run.play(script);
+			expect(run.resultText("s1")).toBe("HI");
+			expect(run.toolResult("s2")?.isError).toBe(false);
+			expect(run.resultText("s2")).toBe("HEY");
+		} finally {
+			await run.dispose();
+		}
+	});
+
+	it("registers the tool unchanged through the real pi CLI where pi-repair-layer is not installed", async () => {
+		// Outside this checkout no package.json names pi-repair-layer, so its import fails as for a real user.
+		const folder = mkdtempSync(join(tmpdir(), "pi-repair-optional-"));
+		const extension = join(folder, "shout.ts");
+		cpSync(join(examplesDir, "optional-integration.ts"), extension);
+		const run = await runPiCli({ extension, script });
+		try {
+			expect(run.stderr).not.toContain("Failed to load extension");
+			expect(run.exitCode, run.stderr).toBe(0);
+			expect(run.stdout).toContain("--- tool result s1 (shout, ok) ---\nHI");
+			expect(run.stdout).toContain("--- tool result s2 (shout, error) ---");
+			expect(run.stdout).toContain("text: missing");
+		} finally {
+			run.cleanup();
+			rmSync(folder, { recursive: true, force: true });
+		}
+	}, 120_000);
+
+	it("does not hide a broken install: any other load failure is the extension's error", async () => {
+		const example = await load();
+		const broken = () => Promise.reject(new Error("pi-repair-layer/pi: SyntaxError in dist/pi/index.js"));
+		await expect(example.withOptionalRepair(example.shoutTool, broken)).rejects.toThrow("SyntaxError");
+	});
+});
+
 describe("docs/tool-owner-integration.md", () => {
 	// Indentation is ignored: the markdown formatter re-indents code blocks.
 	const lines = (text: string): string =>
@@ -208,7 +270,7 @@ describe("README.md", () => {
 		const docs = ["README.md", ...readdirSync(join(REPO_ROOT, "docs")).filter((file) => file.endsWith(".md"))];
 		for (const doc of docs) {
 			const text = readDoc(doc === "README.md" ? doc : relative(REPO_ROOT, join(REPO_ROOT, "docs", doc)));
-			for (const match of text.matchAll(/npm run ([a-z:]+)/g)) {
+			for (const match of text.matchAll(/npm run ([a-z:-]+)/g)) {
 				expect(Object.keys(scripts), `${doc}: npm run ${match[1]}`).toContain(match[1]);
 			}
 		}

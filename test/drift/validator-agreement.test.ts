@@ -44,7 +44,6 @@ function harness(tool: BuiltinToolName) {
 		telemetry: silentTelemetry,
 		feedback: new RepairFeedbackHub(),
 		failures: new RepeatFailureTracker(),
-		unrescued: new WeakSet(),
 	};
 	const definition = BUILTIN_DEFINITION_FACTORIES[tool]("/tmp");
 	const repairer = repairerFor(tool, definition, deps);

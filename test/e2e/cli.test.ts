@@ -14,9 +14,9 @@ afterAll(() => {
 	for (const dir of copies) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Copies this checkout as a user would have it: package.json (with its `pi` manifest), the root index.ts, src/. */
+/** Copies this checkout as a user would have it: package.json (with its `pi` manifest), its entries, src/. */
 function copyCheckout(dir: string): string {
-	for (const entry of ["package.json", "index.ts", "src"])
+	for (const entry of ["package.json", "index.ts", "extension.ts", "src"])
 		cpSync(join(REPO_ROOT, entry), join(dir, entry), { recursive: true });
 	return dir;
 }

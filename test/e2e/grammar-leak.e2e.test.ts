@@ -94,11 +94,15 @@ describe("a DSML write leak in pi's real agent loop", () => {
 		expect(r.toolResults()).toEqual([]);
 	});
 
-	it("strips the leak from the reply and runs nothing under the strip setting", async () => {
+	it("strips the leak from the reply, runs nothing, and continues once with a note", async () => {
 		const r = await session({ env: { PI_TOOL_REPAIR_SETTINGS: settingsFile({ grammarRecovery: "strip" }) } });
-		await r.play([{ text: `Saving.\n${dsmlWrite("stripped.txt", "x")}` }]);
+		await r.play([{ text: `Saving.\n${dsmlWrite("stripped.txt", "x")}` }, { text: "Understood." }]);
 		expect(r.readFile("stripped.txt")).toBeUndefined();
-		expect(r.lastAssistantText()).toBe("Saving.");
+		const replies = r.session.messages.filter((message) => message.role === "assistant");
+		expect(replies).toHaveLength(2);
+		expect(JSON.stringify(replies[0]?.content)).not.toContain("DSML");
+		expect(JSON.stringify(replies[0]?.content)).toContain("Saving.");
+		expect(r.lastAssistantText()).toBe("Understood.");
 	});
 
 	it("pins §9.8 case 47: a glm read leak runs read, notes glm and read, and records a recovered outcome", async () => {

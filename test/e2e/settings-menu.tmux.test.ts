@@ -1,11 +1,12 @@
 /**
- * The real `pi` TUI in a real terminal: tmux runs pi (Node 22, this checkout's
- * index.ts as the extension, the scripted provider for a model, an isolated
- * PI_CODING_AGENT_DIR, offline), keys are sent with `tmux send-keys`, and the
- * screen is read back with `tmux capture-pane`. It checks that
- * `/repair-settings` shows its items, that a key-driven change is applied and
- * saved, that the menu closes with a summary, and that `/repair-stats` opens
- * its chart view and closes on a key.
+ * The real `pi` TUI in a real 80×24 terminal: tmux runs pi (Node 22, this
+ * checkout's index.ts as the extension, the scripted provider for a model, an
+ * isolated PI_CODING_AGENT_DIR, offline), keys are sent with `tmux send-keys`,
+ * and the screen is read back with `tmux capture-pane`. It checks that
+ * `/repair-settings` is pi's settings list, that repeated Enter changes the
+ * item under the cursor (and only it) and saves it, that the list closes with
+ * a summary, and that `/repair-stats` scrolls with PgDn/End/Home in pi's
+ * fullscreen mode and closes on a key.
  *
  * Skipped, with the reason printed, when tmux is not installed. The tmux
  * server runs on its own socket (`-L`) and only that server is stopped.
@@ -15,7 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SETTINGS_MENU_TITLE } from "../../src/extension/commands.ts";
+import { SETTING_ROWS, SETTINGS_MENU_TITLE } from "../../src/extension/commands.ts";
 import { node22, PI_BIN, REPO_ROOT, SCRIPTED_PROVIDER_PATH } from "../helpers/pi-cli.ts";
 
 const tmuxVersion = spawnSync("tmux", ["-V"], { encoding: "utf8" });
@@ -66,10 +67,15 @@ describe.skipIf(!hasTmux)("pi's TUI under tmux", () => {
 		settingsPath = join(root, "settings.json");
 		const telemetryPath = join(root, "telemetry.jsonl");
 		writeFileSync(join(root, "script.json"), "[]");
+		// Thirty tools: a report taller than a 24-row terminal, so the view has to scroll.
 		writeFileSync(
 			telemetryPath,
 			[
-				'{"ts":"2026-07-20T09:14:03.120Z","tool":"read","model":"glm-4.6","outcome":"repaired","rules":["preprocess.exact-alias"],"profile":"adaptive","stages":["preprocess"]}',
+				...Array.from(
+					{ length: 30 },
+					(_, i) =>
+						`{"ts":"2026-07-20T09:14:03.120Z","tool":"tool_${i}","model":"glm-4.6","outcome":"repaired","rules":["rule.${i}"],"profile":"adaptive","stages":["preprocess"]}`,
+				),
 				'{"ts":"2026-07-20T09:15:41.902Z","tool":"write","model":"glm-4.6","outcome":"unrepairable","rules":[],"profile":"adaptive","stages":[]}',
 				"",
 			].join("\n"),
@@ -104,7 +110,7 @@ describe.skipIf(!hasTmux)("pi's TUI under tmux", () => {
 		].join("\n");
 		const script = join(root, "run.sh");
 		writeFileSync(script, `${command}\n`);
-		tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", `bash ${JSON.stringify(script)}`);
+		tmux("new-session", "-d", "-s", SESSION, "-x", "80", "-y", "24", `bash ${JSON.stringify(script)}`);
 		await waitFor((text) => text.includes("scripted-1"), "pi to start");
 	});
 
@@ -117,50 +123,52 @@ describe.skipIf(!hasTmux)("pi's TUI under tmux", () => {
 		if (root && existsSync(root)) rmSync(root, { recursive: true, force: true });
 	});
 
-	it("opens /repair-settings with every item", async () => {
+	it("opens /repair-settings as a settings list with every item", async () => {
 		type("/repair-settings");
 		press("Enter");
-		const menu = await waitFor((text) => text.includes(SETTINGS_MENU_TITLE), "the settings menu");
-		for (const item of [
-			"Policy profile: adaptive",
-			"Repair indicator (🔨 ✓): on",
-			"Repair note text under the indicator: off",
-			"Grammar override: strip",
-			"Unknown-tool grammar text: preserve",
-			"Allowed tools: active tools",
-			"Close",
-		]) {
-			expect(menu, menu).toContain(item);
-		}
+		const menu = await waitFor((text) => text.includes(SETTINGS_MENU_TITLE), "the settings list");
+		for (const row of SETTING_ROWS) expect(menu, menu).toContain(row.label);
+		expect(menu).toMatch(/→ Policy profile +adaptive/);
+		expect(menu).toMatch(/Show indicator +true/);
 	});
 
-	it("toggles the indicator with Down and Enter, shows the new value and saves it", async () => {
+	it("keeps the cursor on the item it changes: Down, then Enter three times, changes only the indicator", async () => {
 		press("Down", "Enter");
-		const menu = await waitFor((text) => text.includes("Repair indicator (🔨 ✓): off"), "the updated menu");
-		expect(menu).toContain(SETTINGS_MENU_TITLE);
-		expect(JSON.parse(readFileSync(settingsPath, "utf8"))).toMatchObject({ showIndicator: false });
+		await waitFor((text) => /→ Show indicator +false/.test(text), "the indicator to turn off");
+		press("Enter");
+		await waitFor((text) => /→ Show indicator +true/.test(text), "the indicator to turn on");
+		press("Enter");
+		const menu = await waitFor((text) => /→ Show indicator +false/.test(text), "the indicator to turn off again");
+		expect(menu).toMatch(/Policy profile +adaptive/);
+		expect(menu).toMatch(/Show notes +false/);
+		expect(JSON.parse(readFileSync(settingsPath, "utf8"))).toMatchObject({
+			showIndicator: false,
+			showNotes: false,
+			policyProfile: "adaptive",
+		});
 	});
 
-	it("cycles the grammar override from the keyboard", async () => {
-		press("Down", "Down", "Down", "Enter");
-		await waitFor((text) => text.includes("Grammar override: recover"), "the grammar override to cycle");
-		expect(JSON.parse(readFileSync(settingsPath, "utf8"))).toMatchObject({ grammarRecovery: "recover" });
-	});
-
-	it("closes on Escape with a one-line summary", async () => {
+	it("closes on Escape with a summary", async () => {
 		press("Escape");
-		const after = await waitFor((text) => text.includes("Tool repair settings: indicator off"), "the summary");
-		expect(after).not.toContain(SETTINGS_MENU_TITLE);
-		expect(after).toContain("grammar recover");
+		const after = await waitFor((text) => text.includes("Tool repair settings:"), "the summary");
+		expect(after).not.toMatch(/→ Show indicator/);
+		expect(after).toContain("showIndicator false");
 	});
 
-	it("opens /repair-stats as a chart view and closes it with q", async () => {
+	it("scrolls /repair-stats with PgDn, End and Home in fullscreen, then closes it with q", async () => {
 		type("/repair-stats");
 		press("Enter");
-		const view = await waitFor((text) => text.includes("Outcomes by tool"), "the stats view");
-		expect(view).toMatch(/2 records/);
-		expect(view).toContain("█ repaired");
-		expect(view).toContain("Enter or Esc closes");
+		const view = await waitFor((text) => /lines 1–\d+ of \d+/.test(text), "the stats view");
+		expect(view).toMatch(/31 records/);
+		expect(view).toContain("PgUp PgDn Home End");
+		const height = Number(/lines 1–(\d+) of/.exec(view)?.[1]);
+		const total = Number(/lines 1–\d+ of (\d+)/.exec(view)?.[1]);
+		press("PageDown");
+		await waitFor((text) => text.includes(`lines ${height + 1}–`), "the view to page down");
+		press("End");
+		await waitFor((text) => new RegExp(`lines \\d+–${total} of ${total}`).test(text), "the view to jump to the end");
+		press("Home");
+		await waitFor((text) => /lines 1–\d+ of/.test(text), "the view to jump back to the top");
 		type("q");
 		await waitFor((text) => !text.includes("Enter or Esc closes"), "the stats view to close");
 	});

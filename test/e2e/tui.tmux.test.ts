@@ -61,9 +61,9 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>) 
 		"-s",
 		name,
 		"-x",
-		"120",
+		"80",
 		"-y",
-		"40",
+		"24",
 		`cd ${shellQuote(workspace)} && env ${exports} ${pi}`,
 	]);
 	const screen = () => execFileSync("tmux", ["capture-pane", "-t", name, "-p"], { encoding: "utf8" });
@@ -80,7 +80,8 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>) 
 		execFileSync("tmux", ["send-keys", "-t", name, "-l", text]);
 		execFileSync("tmux", ["send-keys", "-t", name, "Enter"]);
 	};
-	return { screen, waitFor, type };
+	const press = (key: string) => execFileSync("tmux", ["send-keys", "-t", name, key]);
+	return { screen, waitFor, type, press };
 }
 
 describe.skipIf(!hasTmux)("pi's interactive TUI with the repair layer", () => {
@@ -98,6 +99,28 @@ describe.skipIf(!hasTmux)("pi's interactive TUI with the repair layer", () => {
 		expect(screen).toContain("🔨 ✓ input repaired (preprocess.exact-alias)");
 		expect(screen).toContain("🔨 1 repaired");
 		expect(screen).not.toContain("<repair_note>");
+	});
+
+	it("never shows the model's <repair_note> text, on a failed result or expanded with Ctrl+O", {
+		timeout: 90_000,
+	}, async () => {
+		const tui = startTui(
+			[
+				{ toolCalls: [{ id: "r1", name: "read", arguments: { file_path: "missing.txt" } }] },
+				{ text: "finished the failed read" },
+			],
+			{},
+		);
+		await tui.waitFor("scripted-1");
+		tui.type("go");
+		const collapsed = await tui.waitFor("finished the failed read");
+		expect(collapsed).toContain("🔨 ✓ input repaired (preprocess.exact-alias)");
+		expect(collapsed).not.toContain("repair_note");
+		tui.press("C-o");
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		const expanded = tui.screen();
+		expect(expanded).toContain("🔨 ✓ input repaired");
+		expect(expanded).not.toContain("repair_note");
 	});
 
 	it("shows no indicator for a clean call", { timeout: 90_000 }, async () => {

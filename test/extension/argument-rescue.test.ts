@@ -130,3 +130,47 @@ describe("rescueInput", () => {
 		expect(rescueInput("echo hi")).toBe("echo hi");
 	});
 });
+
+describe("a message that reached the model's output limit", () => {
+	const model = { id: "m-1", maxTokens: 100 };
+	function atLimit(content: unknown[], output = 100, modelId = "m-1") {
+		return { role: "assistant", content, stopReason: "toolUse", model: modelId, usage: { output } };
+	}
+
+	it("never completes a truncated call even when the provider said toolUse", () => {
+		const { d, attempts } = deps();
+		const block = call("t", "write", '{"path":"t","content":"c"');
+		const rescued = rescueMalformedArguments(atLimit([block]), { ...d, model });
+		expect(attempts).toEqual([{ id: "t", outcome: "unrepairable" }]);
+		const out = rescued?.content[0] as { arguments: unknown; argumentsError: string };
+		expect(out.arguments).toBe(block.arguments);
+		expect(out.argumentsError).toContain("output limit");
+		expect(out.argumentsError).toContain(block.argumentsError);
+	});
+
+	it("tells the model its call was cut at the output limit when nothing could be rescued", () => {
+		const { d, unrescued } = deps();
+		const block = call("c", "bash", '{"command":"rm -rf /tmp/scra');
+		const rescued = rescueMalformedArguments(atLimit([block], 250), { ...d, model });
+		expect(rescued?.content[0]).toHaveProperty("argumentsError");
+		expect((rescued!.content[0] as { argumentsError: string }).argumentsError).toMatch(
+			/cut off at the model's output limit/,
+		);
+		expect(unrescued).toEqual([block.arguments]);
+	});
+
+	it("still rescues a call that was complete, and judges by the limit of the model that wrote the message", () => {
+		const { d } = deps();
+		const whole = call("w", "write", JSON.stringify([{ path: "a", content: "b" }]));
+		expect(rescueMalformedArguments(atLimit([whole]), { ...d, model })?.content[0]).toMatchObject({
+			arguments: { path: "a", content: "b" },
+		});
+		const cut = call("t", "write", '{"path":"t","content":"c"');
+		expect(rescueMalformedArguments(atLimit([cut], 99), { ...d, model })?.content[0]).toMatchObject({
+			arguments: { path: "t", content: "c" },
+		});
+		expect(rescueMalformedArguments(atLimit([cut], 500, "other"), { ...d, model })?.content[0]).toMatchObject({
+			arguments: { path: "t", content: "c" },
+		});
+	});
+});

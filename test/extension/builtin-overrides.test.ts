@@ -35,7 +35,6 @@ function setup() {
 		},
 		feedback: new RepairFeedbackHub(),
 		failures: new RepeatFailureTracker(),
-		unrescued: new WeakSet(),
 	};
 	const registered: ToolDefinition[] = [];
 	const overrides = new BuiltinOverrides(

@@ -27,23 +27,37 @@ import {
 import { getKeybindings } from "@earendil-works/pi-tui";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
-	applyMenuAction,
+	applySetting,
 	CLOSE_ITEM,
 	parseAllowedToolsInput,
 	registerRepairCommands,
+	SETTING_ROWS,
 	SETTINGS_MENU_TITLE,
 	settingsMenuItems,
 	settingsSummary,
 	showSettingsWarning,
 	unsavedWarning,
 } from "../../src/extension/commands.ts";
-import { defaultDisplaySettings, loadDisplaySettings, saveDisplaySettings } from "../../src/extension/settings.ts";
+import {
+	defaultDisplaySettings,
+	loadDisplaySettings,
+	SETTINGS_KEYS,
+	saveDisplaySettings,
+} from "../../src/extension/settings.ts";
 import { EMPTY_STATS_NOTICE } from "../../src/extension/stats-report.ts";
 import { createTelemetryRecorder } from "../../src/extension/telemetry.ts";
 import type { RepairDisplaySettings, SettingsHost } from "../../src/extension/types.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
-const KEY = { up: "\u001b[A", down: "\u001b[B", enter: "\r", escape: "\u001b", pageDown: "\u001b[6~" } as const;
+const KEY = {
+	up: "\u001b[A",
+	down: "\u001b[B",
+	enter: "\r",
+	escape: "\u001b",
+	pageDown: "\u001b[6~",
+	home: "\u001b[H",
+	end: "\u001b[F",
+} as const;
 
 beforeAll(() => {
 	// pi's dialog components style text with the global theme.
@@ -80,6 +94,7 @@ class ScriptedTerminalUi {
 	readonly dialogs: Dialog[] = [];
 	readonly notifications: { message: string; type: string | undefined }[] = [];
 	readonly customScreens: string[][] = [];
+	readonly customComponents: { capturesViewportInput?: boolean }[] = [];
 	private readonly keys: string[][] = [];
 
 	/** Key presses for the next dialogs, one list per dialog. */
@@ -116,7 +131,9 @@ class ScriptedTerminalUi {
 					const component = factory(tui, theme, getKeybindings(), resolve) as {
 						render(width: number): string[];
 						handleInput(data: string): void;
+						capturesViewportInput?: boolean;
 					};
+					this.customComponents.push(component);
 					this.customScreens.push(strip(component.render(80)));
 					for (const key of this.nextKeys()) {
 						component.handleInput(key);
@@ -164,6 +181,7 @@ async function startWith(
 			settingsPath: () => settingsFile,
 			now: () => Date.parse("2026-07-20T12:00:00.000Z"),
 			write: (text, stream) => written.push({ text, stream }),
+			knownTools: () => ["read", "bash", "edit", "write"],
 		});
 	run = await startPiSession({ extensions: [extension], tools: [] });
 	await run.session.bindExtensions(ui ? { mode, uiContext: ui.context() } : { mode });
@@ -174,92 +192,103 @@ function fileSettings(): RepairDisplaySettings {
 	return JSON.parse(readFileSync(settingsFile, "utf8"));
 }
 
-describe("/repair-settings menu in the TUI", () => {
-	it("shows six settings with live values and Close last, in pi's selector", async () => {
+/** The last screen the settings list drew, as one text. */
+function lastScreen(ui: ScriptedTerminalUi): string {
+	return ui.customScreens.at(-1)?.join("\n") ?? "";
+}
+
+describe("/repair-settings in the TUI: pi's settings list", () => {
+	it("shows every setting with its value, and the description of the item under the cursor", async () => {
 		const ui = new ScriptedTerminalUi().press([KEY.escape]);
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-settings");
-		const [menu] = ui.dialogs;
-		expect(menu?.title).toBe(SETTINGS_MENU_TITLE);
-		expect(menu?.options).toEqual(settingsMenuItems(defaultDisplaySettings()));
-		expect(menu?.options).toHaveLength(7);
-		expect(menu?.options?.at(-1)).toBe(CLOSE_ITEM);
-		for (const item of menu?.options?.slice(0, 6) ?? []) expect(item).toMatch(/^[^:]+: [^—]+ — .+$/);
-		const screen = menu?.screen.join("\n") ?? "";
-		expect(screen).toContain("Policy profile: adaptive");
-		expect(screen).toContain("Repair indicator (🔨 ✓): on");
-		expect(screen).toContain("Grammar override: strip");
-		expect(screen).toContain("Unknown-tool grammar text: preserve");
+		const screen = ui.customScreens[0]?.join("\n") ?? "";
+		expect(screen).toContain(SETTINGS_MENU_TITLE);
+		for (const row of SETTING_ROWS) expect(screen).toContain(row.label);
+		expect(screen).toMatch(/Policy profile +adaptive/);
+		expect(screen).toMatch(/Show indicator +true/);
+		expect(screen).toMatch(/Grammar recovery +strip/);
+		expect(screen).toMatch(/Grammar allowed tools +\(active tools\)/);
+		expect(screen).toContain(SETTING_ROWS[0]?.description.slice(0, 30));
 	});
 
-	it("lists the items in the contract's order with the contract's labels", () => {
-		const labels = settingsMenuItems(defaultDisplaySettings()).map((item) => item.split(":")[0]);
-		expect(labels).toEqual([
-			"Policy profile",
-			"Repair indicator (🔨 ✓)",
-			"Repair note text under the indicator",
-			"Grammar override",
-			"Unknown-tool grammar text",
-			"Allowed tools",
-			"Close",
-		]);
-	});
-
-	it("applies and saves each change at once, then shows the menu again with the new value", async () => {
-		// Enter on the profile (adaptive → recover), then down + Enter on the indicator, then Escape.
-		const ui = new ScriptedTerminalUi().press([KEY.enter], [KEY.down, KEY.enter], [KEY.escape]);
+	it("changes the value under the cursor in place and keeps the cursor on that item", async () => {
+		// Down to "Show indicator", then Enter three times: the same item changes each time.
+		const ui = new ScriptedTerminalUi().press([KEY.down, KEY.enter, KEY.enter, KEY.enter, KEY.escape]);
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-settings");
-		expect(host.updates).toHaveLength(2);
-		expect(host.updates[0]).toMatchObject({ policyProfile: "recover", grammarRecovery: "recover" });
-		expect(host.updates[1]).toMatchObject({ policyProfile: "recover", showIndicator: false });
-		expect(fileSettings()).toMatchObject({
-			policyProfile: "recover",
-			grammarRecovery: "recover",
-			showIndicator: false,
-		});
-		expect(ui.dialogs.map((d) => d.options?.[0]?.split(" — ")[0])).toEqual([
-			"Policy profile: adaptive",
-			"Policy profile: recover",
-			"Policy profile: recover",
-		]);
-		expect(ui.dialogs[2]?.options?.[1]).toContain("Repair indicator (🔨 ✓): off");
+		expect(host.updates.map((s) => s.showIndicator)).toEqual([false, true, false]);
+		expect(host.updates.every((s) => s.policyProfile === "adaptive" && s.showNotes === false)).toBe(true);
+		expect(fileSettings()).toMatchObject({ showIndicator: false, policyProfile: "adaptive" });
+		expect(ui.customScreens[2]?.join("\n")).toMatch(/→ Show indicator +false/);
 	});
 
-	it("closes from the Close item and always ends with a one-line summary of every value", async () => {
-		const ui = new ScriptedTerminalUi().press([...Array(6).fill(KEY.down), KEY.enter]);
+	it("shows the grammar recovery a new profile brings, at once", async () => {
+		const ui = new ScriptedTerminalUi().press([KEY.enter, KEY.escape]);
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-settings");
-		expect(ui.dialogs).toHaveLength(1);
+		expect(host.updates).toEqual([expect.objectContaining({ policyProfile: "recover", grammarRecovery: "recover" })]);
+		expect(ui.customScreens[1]?.join("\n")).toMatch(/Grammar recovery +recover/);
+	});
+
+	it("closes on Escape and always ends with a one-line summary naming every setting by its key", async () => {
+		const ui = new ScriptedTerminalUi().press([KEY.escape]);
+		const session = await startWith("tui", ui);
+		await session.session.prompt("/repair-settings");
 		expect(host.updates).toHaveLength(0);
 		expect(ui.notifications).toEqual([{ message: settingsSummary(defaultDisplaySettings()), type: "info" }]);
 		const summary = ui.notifications[0]?.message ?? "";
 		expect(summary.split("\n")).toHaveLength(1);
-		expect(summary).toMatch(/indicator on, notes off, policy adaptive, grammar strip, unknown-tool text preserve/);
+		for (const row of SETTING_ROWS) expect(summary).toContain(row.key);
+		expect(summary).toContain("grammarRecovery strip");
 	});
 
-	it("edits the allowed tools through pi's input dialog", async () => {
-		const type = (text: string) => [...text];
+	it("edits the allowed tools in a one-line input and warns about names pi does not know", async () => {
 		const toAllowed = [...Array(5).fill(KEY.down), KEY.enter];
-		const ui = new ScriptedTerminalUi().press(
-			toAllowed,
-			[...type("read, bash ,read"), KEY.enter],
-			toAllowed,
-			[KEY.enter],
-			toAllowed,
-			[...type("rm -rf;"), KEY.enter],
-			toAllowed,
-			["-", KEY.enter],
-			[KEY.escape],
-		);
+		const ui = new ScriptedTerminalUi().press([...toAllowed, ..."read, bsah ,read", KEY.enter, KEY.escape]);
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-settings");
-		expect(ui.dialogs.filter((d) => d.kind === "input")).toHaveLength(4);
-		expect(host.updates.map((s) => s.grammarAllowedTools)).toEqual([["read", "bash"], []]);
+		expect(host.updates.map((s) => s.grammarAllowedTools)).toEqual([["read", "bsah"]]);
+		expect(fileSettings().grammarAllowedTools).toEqual(["read", "bsah"]);
+		expect(ui.notifications.filter((n) => n.type === "warning")).toEqual([
+			{ message: expect.stringContaining("does not know: bsah"), type: "warning" },
+		]);
+		expect(lastScreen(ui)).toMatch(/Grammar allowed tools +read, bsah/);
+	});
+
+	it("refuses a bad tool name with a warning and keeps the list", async () => {
+		const toAllowed = [...Array(5).fill(KEY.down), KEY.enter];
+		const ui = new ScriptedTerminalUi().press([...toAllowed, ..."rm;", KEY.enter, KEY.escape]);
+		const session = await startWith("tui", ui);
+		await session.session.prompt("/repair-settings");
+		expect(host.updates).toHaveLength(0);
 		expect(ui.notifications.filter((n) => n.type === "warning")).toHaveLength(1);
-		expect(fileSettings().grammarAllowedTools).toEqual([]);
-		const secondMenu = ui.dialogs.filter((d) => d.kind === "select")[1];
-		expect(secondMenu?.options?.[5]).toContain("Allowed tools: read, bash");
+	});
+});
+
+describe("/repair-settings in RPC mode: dialogs the client draws", () => {
+	it("offers each setting, then its values, and applies the choice", async () => {
+		// Main menu: down to "Show indicator", Enter; its values: down to "false", Enter; main menu again: Escape.
+		const ui = new ScriptedTerminalUi().press([KEY.down, KEY.enter], [KEY.down, KEY.enter], [KEY.escape]);
+		const session = await startWith("rpc", ui);
+		await session.session.prompt("/repair-settings");
+		expect(ui.dialogs.map((d) => d.kind)).toEqual(["select", "select", "select"]);
+		expect(ui.dialogs[0]?.options).toEqual(settingsMenuItems(defaultDisplaySettings()));
+		expect(ui.dialogs[0]?.options?.at(-1)).toBe(CLOSE_ITEM);
+		expect(ui.dialogs[1]?.options).toEqual(["true", "false"]);
+		expect(ui.dialogs[2]?.options?.[1]).toBe("Show indicator: false");
+		expect(host.updates).toEqual([expect.objectContaining({ showIndicator: false })]);
+		expect(written).toHaveLength(0);
+		expect(ui.notifications.at(-1)?.message).toContain("showIndicator false");
+	});
+
+	it("edits the allowed tools through an input dialog", async () => {
+		const toAllowed = [...Array(5).fill(KEY.down), KEY.enter];
+		const ui = new ScriptedTerminalUi().press(toAllowed, [..."read", KEY.enter], [KEY.escape]);
+		const session = await startWith("rpc", ui);
+		await session.session.prompt("/repair-settings");
+		expect(ui.dialogs.map((d) => d.kind)).toEqual(["select", "input", "select"]);
+		expect(host.updates.map((s) => s.grammarAllowedTools)).toEqual([["read"]]);
 	});
 });
 
@@ -268,18 +297,18 @@ describe("/repair-settings when the file cannot be saved", () => {
 		writeFileSync(join(dir, "blocker"), "x");
 		settingsFile = join(dir, "blocker", "settings.json");
 		host = new FileSettingsHost(settingsFile);
-		const ui = new ScriptedTerminalUi().press([KEY.enter], [KEY.enter], [KEY.escape]);
+		const ui = new ScriptedTerminalUi().press([KEY.enter, KEY.enter, KEY.escape]);
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-settings");
 		expect(host.updates.map((s) => s.policyProfile)).toEqual(["recover", "conservative"]);
 		expect(ui.notifications.filter((n) => n.type === "warning")).toEqual([
 			{ message: unsavedWarning(settingsFile), type: "warning" },
 		]);
-		expect(ui.notifications.at(-1)?.message).toContain("policy conservative");
+		expect(ui.notifications.at(-1)?.message).toContain("policyProfile conservative");
 	});
 
 	it("does not warn when the change was saved", async () => {
-		const ui = new ScriptedTerminalUi().press([KEY.enter], [KEY.escape]);
+		const ui = new ScriptedTerminalUi().press([KEY.enter, KEY.escape]);
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-settings");
 		expect(ui.notifications.filter((n) => n.type === "warning")).toEqual([]);
@@ -291,54 +320,52 @@ describe("showSettingsWarning", () => {
 		const notes: string[] = [];
 		const lines: string[] = [];
 		const ui = { notify: (message: string) => notes.push(message) } as unknown as ExtensionUIContext;
-		showSettingsWarning({ hasUI: true, mode: "tui", ui }, "bad file", (text) => lines.push(text));
-		showSettingsWarning({ hasUI: false, mode: "print", ui }, "bad file", (text) => lines.push(text));
-		showSettingsWarning({ hasUI: true, mode: "tui", ui }, undefined, (text) => lines.push(text));
+		showSettingsWarning({ hasUI: true, ui }, "bad file", (text) => lines.push(text));
+		showSettingsWarning({ hasUI: false, ui }, "bad file", (text) => lines.push(text));
+		showSettingsWarning({ hasUI: true, ui }, undefined, (text) => lines.push(text));
 		expect(notes).toEqual(["bad file"]);
 		expect(lines).toEqual(["bad file\n"]);
 	});
 });
 
-describe("menu transitions (§4.5 step 3)", () => {
+describe("menu transitions", () => {
 	const base = defaultDisplaySettings();
 
-	it("cycles the profile and resets the grammar override to the new profile's default", () => {
+	it("sets the profile and resets grammar recovery to the new profile's default", () => {
 		const conservative = { ...base, policyProfile: "conservative" as const, grammarRecovery: "off" as const };
-		expect(applyMenuAction(conservative, "profile")).toMatchObject({
+		expect(applySetting(conservative, "policyProfile", "adaptive")).toMatchObject({
 			policyProfile: "adaptive",
 			grammarRecovery: "strip",
 		});
-		expect(applyMenuAction(base, "profile")).toMatchObject({ policyProfile: "recover", grammarRecovery: "recover" });
-		expect(applyMenuAction({ ...base, policyProfile: "recover" }, "profile")).toMatchObject({
-			policyProfile: "conservative",
-			grammarRecovery: "observe",
+		expect(applySetting(base, "policyProfile", "conservative")).toMatchObject({ grammarRecovery: "observe" });
+	});
+
+	it("sets grammar recovery without touching the profile", () => {
+		expect(applySetting(base, "grammarRecovery", "off")).toMatchObject({
+			grammarRecovery: "off",
+			policyProfile: "adaptive",
 		});
 	});
 
-	it("cycles the grammar override off → observe → strip → recover → off without touching the profile", () => {
-		let settings: RepairDisplaySettings = { ...base, grammarRecovery: "off" };
-		const seen: string[] = [];
-		for (let i = 0; i < 4; i++) {
-			settings = applyMenuAction(settings, "grammar");
-			seen.push(settings.grammarRecovery);
-		}
-		expect(seen).toEqual(["observe", "strip", "recover", "off"]);
-		expect(settings.policyProfile).toBe("adaptive");
+	it("sets the switches from their file spelling and the unknown-text policy", () => {
+		expect(applySetting(base, "showIndicator", "false").showIndicator).toBe(false);
+		expect(applySetting(base, "showNotes", "true").showNotes).toBe(true);
+		expect(applySetting(base, "unknownGrammarText", "strip").unknownGrammarText).toBe("strip");
 	});
 
-	it("flips the indicator, the notes and the unknown-tool text", () => {
-		expect(applyMenuAction(base, "indicator").showIndicator).toBe(false);
-		expect(applyMenuAction(base, "notes").showNotes).toBe(true);
-		expect(applyMenuAction(base, "unknownText").unknownGrammarText).toBe("strip");
-		expect(applyMenuAction({ ...base, unknownGrammarText: "strip" }, "unknownText").unknownGrammarText).toBe(
-			"preserve",
-		);
+	it("ignores a value the setting does not have", () => {
+		expect(applySetting(base, "policyProfile", "reckless")).toBe(base);
+		expect(applySetting(base, "showNotes", "yes")).toBe(base);
 	});
 
 	it("never changes the settings object it was given", () => {
 		const frozen = Object.freeze({ ...base, grammarAllowedTools: Object.freeze([]) as unknown as string[] });
-		expect(() => applyMenuAction(frozen, "profile")).not.toThrow();
+		expect(() => applySetting(frozen, "policyProfile", "recover")).not.toThrow();
 		expect(frozen.policyProfile).toBe("adaptive");
+	});
+
+	it("names one row per settings key, in the file's key set", () => {
+		expect(SETTING_ROWS.map((row) => row.key).sort()).toEqual([...SETTINGS_KEYS].sort());
 	});
 
 	it("parses the allowed-tools answer: empty keeps, '-' empties, names deduplicated, bad names refused", () => {
@@ -371,16 +398,6 @@ describe("/repair-settings without a TUI", () => {
 		const session = await startWith("json");
 		await session.session.prompt("/repair-settings");
 		expect(written.map((w) => w.stream)).toEqual(["stderr"]);
-	});
-
-	it("sends the same text as one notification in rpc mode, without a dialog", async () => {
-		const ui = new ScriptedTerminalUi();
-		const session = await startWith("rpc", ui);
-		await session.session.prompt("/repair-settings");
-		expect(ui.dialogs).toHaveLength(0);
-		expect(written).toHaveLength(0);
-		expect(ui.notifications).toHaveLength(1);
-		expect(ui.notifications[0]?.message).toMatch(/policyProfile: +adaptive/);
 	});
 });
 
@@ -441,6 +458,23 @@ describe("/repair-stats in the TUI", () => {
 		expect(top?.length).toBe(16);
 	});
 
+	it("takes PgUp/PgDn from pi's fullscreen transcript and jumps with End and Home", async () => {
+		const recorder = createTelemetryRecorder({ path: () => telemetryFile });
+		for (let i = 0; i < 30; i++) {
+			recorder.toolOutcome({ tool: `tool_${i}`, model: "m", outcome: "repaired", rules: [], profile: "a", stages: [] });
+		}
+		const ui = new ScriptedTerminalUi().press([KEY.end, KEY.down, KEY.home, KEY.escape]);
+		const session = await startWith("tui", ui);
+		await session.session.prompt("/repair-stats");
+		expect(ui.customComponents[0]?.capturesViewportInput).toBe(true);
+		const [, end, stillEnd, home] = ui.customScreens;
+		const total = Number(/of (\d+)/.exec(end?.at(-1) ?? "")?.[1]);
+		expect(end?.at(-1)).toMatch(new RegExp(`^lines ${total - 13}–${total} of ${total}`));
+		expect(stillEnd?.at(-1)).toBe(end?.at(-1));
+		expect(home?.at(-1)).toMatch(/^lines 1–14 of/);
+		expect(end?.at(-1)).toContain("Home End");
+	});
+
 	it("shows the fixed empty notice when there is no telemetry file", async () => {
 		const ui = new ScriptedTerminalUi();
 		const session = await startWith("tui", ui);
@@ -499,7 +533,7 @@ describe("/repair-stats in the TUI", () => {
 });
 
 describe("/repair-stats without a TUI", () => {
-	it("prints the report and the charts as plain text to stdout in print mode", async () => {
+	it("prints the report once, as plain text, to stdout in print mode", async () => {
 		writeTelemetry(telemetryFile);
 		const session = await startWith("print");
 		await session.session.prompt("/repair-stats");
@@ -507,7 +541,9 @@ describe("/repair-stats without a TUI", () => {
 		expect(written[0]?.stream).toBe("stdout");
 		const text = written[0]?.text ?? "";
 		expect(text).toContain("By tool:\n  read: 1 repaired, 0 recovered, 0 unrepairable");
-		expect(text).toContain("Outcomes by model");
+		// The same numbers once: no chart repeats the lists.
+		expect(text.match(/read: 1 repaired/g)).toHaveLength(1);
+		expect(text).not.toContain("Outcomes by model");
 		expect(text).not.toMatch(/\u001b/);
 	});
 

@@ -1,8 +1,10 @@
 /**
  * RepairFeedbackHub: the route of a repair's feedback from prepareArguments
  * to the call ID, the model-visible result, the indicator and the persisted
- * entry (extension-contract §1.9, §6.3–§6.4, decisions §3.4, §4.6).
+ * entry, and the privacy section of docs/operations.md naming exactly what
+ * that entry holds.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
 import {
@@ -84,6 +86,16 @@ describe("codemode's nested calls", () => {
 });
 
 describe("indicator info and persisted entries", () => {
+	it("holds exactly the fields the privacy section of docs/operations.md lists, call ID included", () => {
+		const doc = readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8").replace(/\s+/g, " ");
+		const sentence = /Each entry holds exactly these fields: ([^.]*)\./.exec(doc)?.[1] ?? "";
+		const documented = [...sentence.matchAll(/`([A-Za-z]+)`/g)].map((match) => match[1]);
+		const { hub: h, entries } = hub();
+		h.bind("c1", "read", repaired("a note"));
+		expect(Object.keys(entries[0] ?? {}).sort()).toEqual([...documented].sort());
+		expect(doc).toContain("These do hold the tool-call ID");
+	});
+
 	it("persists value-free entries without notes and shows the call in the tally", () => {
 		const { hub: h, entries } = hub();
 		h.pending("read", { path: "secret-path" }, repaired("names secret-path"));

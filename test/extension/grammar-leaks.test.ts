@@ -22,6 +22,7 @@ function setup(overrides: Partial<RepairDisplaySettings> = {}, deps: Partial<Gra
 		grammarAllowedTools: [],
 		policyProfile: "adaptive",
 		unknownGrammarText: "preserve",
+		repairToolNames: false,
 		...overrides,
 	};
 	const records: Recorded[] = [];

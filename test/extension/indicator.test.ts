@@ -10,9 +10,11 @@ import { describe, expect, it } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
 import {
 	footerStatusText,
+	indicatorLines,
 	RepairIndicatorComponent,
 	STATUS_KEY,
 	updateFooterStatus,
+	withoutRepairNotes,
 	wrapRenderResult,
 } from "../../src/extension/indicator.ts";
 import { defaultDisplaySettings } from "../../src/extension/settings.ts";
@@ -49,6 +51,54 @@ function renderOnce(settings: RepairDisplaySettings, toolCallId: string, width =
 	);
 	return { component, lines: component.render(width) };
 }
+
+describe("the model-facing note never shows raw", () => {
+	const noted = (text: string) => ({
+		content: [{ type: "text" as const, text: `<repair_note>moved file_path to path</repair_note>\n${text}` }],
+		details: undefined,
+	});
+
+	for (const [name, expanded, isError, toolCallId] of [
+		["a collapsed result", false, false, "repaired"],
+		["an expanded result (Ctrl+O)", true, false, "repaired"],
+		["a failed result", false, true, "repaired"],
+		["a result whose call the session no longer knows", true, false, "forgotten"],
+	] as const) {
+		it(`is removed from ${name}`, () => {
+			const render = renderer(defaultDisplaySettings());
+			const component = render(
+				noted("ENOENT: no such file"),
+				{ expanded, isPartial: false },
+				theme as never,
+				{ toolCallId, args: { path: "a" }, isError, expanded } as never,
+			);
+			const screen = component.render(80).join("\n");
+			expect(screen).not.toContain("<repair_note>");
+			expect(screen).not.toContain("moved file_path");
+		});
+	}
+
+	it("becomes the ↳ line when notes are on, also when only the result still holds it (a resumed session)", () => {
+		const render = renderer({ ...defaultDisplaySettings(), showNotes: true }, { resumed: { rules: ["r"], notes: [] } });
+		const component = render(
+			noted("line one"),
+			{ expanded: true, isPartial: false },
+			theme as never,
+			{ toolCallId: "resumed", args: { path: "a" }, isError: false, expanded: true } as never,
+		);
+		const screen = component.render(80).join("\n");
+		expect(screen).toContain("   ↳ moved file_path to path");
+		expect(screen).not.toContain("<repair_note>");
+	});
+
+	it("leaves a result that merely mentions the tag in its body alone", () => {
+		const body = {
+			content: [{ type: "text" as const, text: "see <repair_note>x</repair_note> in docs" }],
+			details: undefined,
+		};
+		expect(withoutRepairNotes(body).result).toBe(body);
+	});
+});
 
 describe("the result indicator", () => {
 	it("adds the muted indicator line with the rule IDs under a repaired call", () => {
@@ -110,18 +160,37 @@ describe("the footer tally", () => {
 
 	it("shows the number of repaired calls where there is a UI", () => {
 		const { calls, ctx } = recordingContext(true);
-		updateFooterStatus(ctx, 3, defaultDisplaySettings());
+		updateFooterStatus(ctx, { repaired: 3, recovered: 0 }, defaultDisplaySettings());
 		expect(calls).toEqual([[STATUS_KEY, "🔨 3 repaired"]]);
 	});
 
+	it("counts promoted calls as recovered, the word /repair-stats uses", () => {
+		expect(footerStatusText({ repaired: 2, recovered: 1 }, defaultDisplaySettings())).toBe(
+			"🔨 2 repaired · 1 recovered",
+		);
+		expect(footerStatusText({ repaired: 0, recovered: 1 }, defaultDisplaySettings())).toBe("🔨 1 recovered");
+	});
+
+	it("marks a promoted call's result as recovered, not as repaired input", () => {
+		const lines = indicatorLines(
+			{ rules: ["grammarRecovery:glm"], notes: [], outcome: "recovered" },
+			defaultDisplaySettings(),
+			theme,
+			80,
+		);
+		expect(lines).toEqual(["🔨 ✓ call recovered (grammarRecovery:glm)"]);
+	});
+
 	it("clears itself for zero repairs or a hidden indicator", () => {
-		expect(footerStatusText(0, defaultDisplaySettings())).toBeUndefined();
-		expect(footerStatusText(2, { ...defaultDisplaySettings(), showIndicator: false })).toBeUndefined();
+		expect(footerStatusText({ repaired: 0, recovered: 0 }, defaultDisplaySettings())).toBeUndefined();
+		expect(
+			footerStatusText({ repaired: 2, recovered: 0 }, { ...defaultDisplaySettings(), showIndicator: false }),
+		).toBeUndefined();
 	});
 
 	it("never touches the UI without one (print and JSON modes), and survives a throwing one", () => {
 		const { calls, ctx } = recordingContext(false);
-		updateFooterStatus(ctx, 3, defaultDisplaySettings());
+		updateFooterStatus(ctx, { repaired: 3, recovered: 0 }, defaultDisplaySettings());
 		expect(calls).toEqual([]);
 		const throwing = {
 			hasUI: true,
@@ -131,7 +200,7 @@ describe("the footer tally", () => {
 				},
 			},
 		};
-		expect(() => updateFooterStatus(throwing, 1, defaultDisplaySettings())).not.toThrow();
-		expect(() => updateFooterStatus(undefined, 1, defaultDisplaySettings())).not.toThrow();
+		expect(() => updateFooterStatus(throwing, { repaired: 1, recovered: 0 }, defaultDisplaySettings())).not.toThrow();
+		expect(() => updateFooterStatus(undefined, { repaired: 1, recovered: 0 }, defaultDisplaySettings())).not.toThrow();
 	});
 });

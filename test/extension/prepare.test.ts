@@ -13,6 +13,7 @@ import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import { type RepairDeps, ToolRepairer } from "../../src/extension/prepare.ts";
 import { defaultDisplaySettings } from "../../src/extension/settings.ts";
 import type { ToolOutcomeEvent } from "../../src/extension/types.ts";
+import { markArgumentsRefused } from "../../src/pi/refused-arguments.ts";
 
 const savedPassthrough = process.env.PI_TOOL_REPAIR_PASSTHROUGH;
 afterEach(() => {
@@ -35,7 +36,6 @@ function setup(tool: "read" | "edit" | "write" = "read", overrides: Partial<Repa
 		},
 		feedback: new RepairFeedbackHub(),
 		failures: new RepeatFailureTracker(),
-		unrescued: new WeakSet(),
 		...overrides,
 	};
 	const definition = BUILTIN_DEFINITION_FACTORIES[tool]("/tmp") as ToolDefinition;
@@ -62,6 +62,7 @@ describe("outcomes of the wrapped prepareArguments", () => {
 				rules: ["preprocess.exact-alias"],
 				profile: "adaptive",
 				stages: ["preprocess"],
+				owner: "builtin",
 			},
 		]);
 		expect(deps.feedback.lifecycle.pendingCount).toBe(1);
@@ -86,9 +87,9 @@ describe("outcomes of the wrapped prepareArguments", () => {
 	});
 
 	it("lets pi report a malformed call the rescue could not repair (its own message carries the text)", () => {
-		const { repairer, outcomes, deps } = setup();
+		const { repairer, outcomes } = setup();
 		const args = {};
-		deps.unrescued.add(args);
+		markArgumentsRefused(args);
 		expect(repairer.prepare(args)).toBe(args);
 		expect(outcomes).toEqual([]);
 	});

@@ -6,6 +6,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import {
 	chmodSync,
+	linkSync,
 	lstatSync,
 	mkdirSync,
 	mkdtempSync,
@@ -29,6 +30,7 @@ import {
 	SETTINGS_KEYS,
 	saveDisplaySettings,
 	trySaveDisplaySettings,
+	unknownAllowedTools,
 } from "../../src/extension/settings.ts";
 import type { RepairDisplaySettings } from "../../src/extension/types.ts";
 
@@ -70,6 +72,7 @@ const sample: RepairDisplaySettings = {
 	grammarAllowedTools: ["read", "bash"],
 	policyProfile: "conservative",
 	unknownGrammarText: "strip",
+	repairToolNames: true,
 };
 
 describe("defaults", () => {
@@ -81,6 +84,7 @@ describe("defaults", () => {
 			grammarAllowedTools: [],
 			policyProfile: "adaptive",
 			unknownGrammarText: "preserve",
+			repairToolNames: false,
 		});
 		expect(loadDisplaySettings(join(dir, "missing.json"))).toEqual(DEFAULT_DISPLAY_SETTINGS);
 	});
@@ -224,6 +228,7 @@ describe("per-field validation", () => {
 				grammarAllowedTools: ["read"],
 				policyProfile: "recover",
 				unknownGrammarText: "STRIP",
+				repairToolNames: "on",
 			}),
 		);
 		const loaded = loadDisplaySettingsWithDiagnostics(file);
@@ -234,8 +239,10 @@ describe("per-field validation", () => {
 			grammarAllowedTools: ["read"],
 			policyProfile: "recover",
 			unknownGrammarText: "preserve",
+			repairToolNames: false,
 		});
 		expect(loaded.warning).toContain("showIndicator");
+		expect(loaded.warning).toContain("repairToolNames");
 		expect(loaded.warning).toContain("grammarRecovery");
 		expect(loaded.warning).toContain("unknownGrammarText");
 		expect(loaded.warning).not.toContain("showNotes");
@@ -374,8 +381,22 @@ describe("any stored JSON loads as valid settings", () => {
 	});
 });
 
+describe("grammarAllowedTools against the tools pi knows", () => {
+	it("names every unknown entry in one warning line", () => {
+		expect(unknownAllowedTools(["read", "bsah", "mcp:x"], ["read", "bash"])).toBe(
+			"tool-repair grammarAllowedTools names tools pi does not know: bsah, mcp:x; leaked calls to them are never promoted.",
+		);
+	});
+
+	it("says nothing when every entry is known, the list is empty, or the tools are not known yet", () => {
+		expect(unknownAllowedTools(["read"], ["read", "bash"])).toBeUndefined();
+		expect(unknownAllowedTools([], ["read"])).toBeUndefined();
+		expect(unknownAllowedTools(["anything"], [])).toBeUndefined();
+	});
+});
+
 describe("saving", () => {
-	it("writes all six fields in order with tab indent and a trailing newline", () => {
+	it("writes all its fields in order with tab indent and a trailing newline", () => {
 		saveDisplaySettings(sample, file);
 		expect(readFileSync(file, "utf8")).toBe(`${JSON.stringify(sample, null, "\t")}\n`);
 		expect(Object.keys(JSON.parse(readFileSync(file, "utf8")))).toEqual([
@@ -385,6 +406,7 @@ describe("saving", () => {
 			"grammarAllowedTools",
 			"policyProfile",
 			"unknownGrammarText",
+			"repairToolNames",
 		]);
 	});
 
@@ -399,7 +421,7 @@ describe("saving", () => {
 		expect(loadDisplaySettings(file)).toEqual(sample);
 	});
 
-	it("keeps keys it does not know, with their values, after its own six", () => {
+	it("keeps keys it does not know, with their values, after its own", () => {
 		writeFileSync(
 			file,
 			JSON.stringify({ futureOption: { level: 3 }, showNotes: false, note: "my own remark", showIndicator: true }),
@@ -415,6 +437,7 @@ describe("saving", () => {
 			"grammarAllowedTools",
 			"policyProfile",
 			"unknownGrammarText",
+			"repairToolNames",
 			"futureOption",
 			"note",
 		]);
@@ -434,6 +457,61 @@ describe("saving", () => {
 		saveDisplaySettings(sample, file);
 		expect(lstatSync(file).isSymbolicLink()).toBe(true);
 		expect(JSON.parse(readFileSync(real, "utf8"))).toEqual(sample);
+	});
+
+	it("keeps the file's mode", () => {
+		writeFileSync(file, "{}");
+		chmodSync(file, 0o600);
+		saveDisplaySettings(sample, file);
+		expect(statSync(file).mode & 0o7777).toBe(0o600);
+		chmodSync(file, 0o640);
+		saveDisplaySettings({ ...sample, showNotes: false }, file);
+		expect(statSync(file).mode & 0o7777).toBe(0o640);
+	});
+
+	it("keeps a hard-linked settings file one file under both names", () => {
+		writeFileSync(file, "{}");
+		const other = join(dir, "linked.json");
+		linkSync(file, other);
+		saveDisplaySettings(sample, file);
+		expect(statSync(file).nlink).toBe(2);
+		expect(statSync(file).ino).toBe(statSync(other).ino);
+		expect(JSON.parse(readFileSync(other, "utf8"))).toEqual(sample);
+		// Shorter content after longer: the old tail is cut, not left behind.
+		saveDisplaySettings({ ...sample, grammarAllowedTools: [] }, file);
+		expect(loadDisplaySettingsWithDiagnostics(other).warning).toBeUndefined();
+	});
+
+	it("keeps keys named __proto__ (and every other unknown key) as written", () => {
+		writeFileSync(file, '{"__proto__":{"polluted":true},"constructor":1,"showNotes":false}');
+		saveDisplaySettings(sample, file);
+		const text = readFileSync(file, "utf8");
+		expect(text).toContain('"__proto__": {');
+		const written = JSON.parse(text);
+		expect(Object.keys(written).slice(SETTINGS_KEYS.length)).toEqual(["__proto__", "constructor"]);
+		expect(Object.getOwnPropertyDescriptor(written, "__proto__")?.value).toEqual({ polluted: true });
+		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+	});
+
+	it("never replaces an oversized file with a reduced one", () => {
+		const big = `${JSON.stringify({ showNotes: true, history: "h".repeat(1024 * 1024) })}\n`;
+		writeFileSync(file, big);
+		expect(trySaveDisplaySettings(sample, file)).toMatch(/could not be saved.*too large.*left as it is/);
+		expect(readFileSync(file, "utf8")).toBe(big);
+	});
+
+	it("never replaces a FIFO where the file should be", () => {
+		execFileSync("mkfifo", [file]);
+		expect(trySaveDisplaySettings(sample, file)).toMatch(/not a regular file/);
+		expect(statSync(file).isFIFO()).toBe(true);
+	});
+
+	it.skipIf(isRoot)("never replaces an unreadable file with a reduced one (skipped as root)", () => {
+		writeFileSync(file, JSON.stringify({ showNotes: true, mine: 1 }));
+		chmodSync(file, 0o200);
+		expect(trySaveDisplaySettings(sample, file)).toMatch(/EACCES/);
+		chmodSync(file, 0o600);
+		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ showNotes: true, mine: 1 });
 	});
 
 	it("leaves no temp file behind", () => {

@@ -4,6 +4,7 @@
  * the `--since` / `--model` filters, and a streaming read that copes with
  * lines split across chunks and lines too long to be records.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -186,6 +187,36 @@ describe("bad lines are skipped, never fatal", () => {
 
 	it("treats a directory where the file should be as no file", async () => {
 		expect(await aggregateTelemetryFiles([dir])).toBeUndefined();
+	});
+});
+
+describe("only regular files are read", () => {
+	it("skips a FIFO nobody writes to with one warning, instead of waiting for a writer", async () => {
+		execFileSync("mkfifo", [file]);
+		const warnings: string[] = [];
+		expect(await aggregateTelemetryFiles([file], {}, (text) => warnings.push(text))).toBeUndefined();
+		expect(warnings).toEqual([`tool-repair telemetry file ${file} is not a regular file; skipped.`]);
+	});
+
+	it("skips a device that never ends, such as /dev/zero, with one warning", async () => {
+		const warnings: string[] = [];
+		expect(await aggregateTelemetryFiles(["/dev/zero"], {}, (text) => warnings.push(text))).toBeUndefined();
+		expect(warnings).toHaveLength(1);
+	});
+
+	it("still reads the regular file next to a skipped one", async () => {
+		execFileSync("mkfifo", [`${file}.1`]);
+		writeFileSync(file, '{"tool":"new","outcome":"repaired","rules":[]}\n');
+		const warnings: string[] = [];
+		const stats = await aggregateTelemetryFiles(telemetryFilesToRead(file), {}, (text) => warnings.push(text));
+		expect(stats?.total).toBe(1);
+		expect(warnings).toHaveLength(1);
+	});
+
+	it("names a directory as not a regular file and stays quiet about a missing one", async () => {
+		const warnings: string[] = [];
+		await aggregateTelemetryFiles([dir, join(dir, "missing.jsonl")], {}, (text) => warnings.push(text));
+		expect(warnings).toEqual([`tool-repair telemetry file ${dir} is not a regular file; skipped.`]);
 	});
 });
 

@@ -4,8 +4,23 @@
  * processes writing at once, rotation at a size limit, and errors that never
  * reach the caller.
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import {
+	closeSync,
+	constants,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	openSync,
+	readFileSync,
+	readSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+	utimesSync,
+	writeFileSync,
+} from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -210,6 +225,139 @@ describe("failures are swallowed", () => {
 		expect(() => broken.grammarStripped({ model: "m", grammars: ["x"], profile: "a" })).not.toThrow();
 		const badClock = createTelemetryRecorder({ path: () => file, now: () => new Date(Number.NaN) });
 		expect(() => badClock.grammarStripped({ model: "m", grammars: ["x"], profile: "a" })).not.toThrow();
+	});
+});
+
+describe("files stay safe", () => {
+	const event = { model: "m", grammars: ["dsml"], profile: "adaptive" };
+
+	function warnedRecorder(path: string, options: { rotateBytes?: number } = {}) {
+		const warnings: string[] = [];
+		const recorder = createTelemetryRecorder({
+			path: () => path,
+			now: () => FIXED,
+			warn: (text) => warnings.push(text),
+			...options,
+		});
+		return { recorder, warnings };
+	}
+
+	it("writes nothing into a FIFO, even one with a reader waiting, and warns once", () => {
+		const fifo = join(dir, "telemetry.jsonl");
+		execFileSync("mkfifo", [fifo]);
+		const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+		try {
+			const { recorder, warnings } = warnedRecorder(fifo);
+			recorder.grammarStripped(event);
+			recorder.grammarStripped(event);
+			let received = 0;
+			try {
+				received = readSync(reader, Buffer.alloc(4096), 0, 4096, null);
+			} catch (error) {
+				// EAGAIN: the FIFO is empty, which is the point.
+				expect((error as { code?: string }).code).toBe("EAGAIN");
+			}
+			expect(received).toBe(0);
+			expect(warnings).toEqual([expect.stringContaining("is not a regular file")]);
+		} finally {
+			closeSync(reader);
+		}
+	});
+
+	it("writes nothing to a device such as /dev/zero and warns once", () => {
+		const { recorder, warnings } = warnedRecorder("/dev/zero");
+		recorder.grammarStripped(event);
+		recorder.grammarStripped(event);
+		expect(warnings).toEqual(["tool-repair telemetry file /dev/zero is not a regular file; nothing is written to it."]);
+	});
+
+	it("skips a socket with one warning", async () => {
+		const socket = join(dir, "telemetry.sock");
+		const server = createServer();
+		await new Promise<void>((resolve) => server.listen(socket, resolve));
+		try {
+			const { recorder, warnings } = warnedRecorder(socket);
+			recorder.grammarStripped(event);
+			recorder.grammarStripped(event);
+			expect(warnings).toHaveLength(1);
+			expect(warnings[0]).toContain(socket);
+		} finally {
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+
+	it("creates the file private (0600) and the folders it makes private (0700)", () => {
+		const nested = join(dir, "a", "b", "telemetry.jsonl");
+		warnedRecorder(nested).recorder.grammarStripped(event);
+		expect(statSync(nested).mode & 0o777).toBe(0o600);
+		expect(statSync(join(dir, "a", "b")).mode & 0o777).toBe(0o700);
+		expect(statSync(join(dir, "a")).mode & 0o777).toBe(0o700);
+	});
+
+	it("does not follow a dangling symlink to create the file it points at", () => {
+		const target = join(dir, "elsewhere.jsonl");
+		symlinkSync(target, file);
+		const { recorder, warnings } = warnedRecorder(file);
+		recorder.grammarStripped(event);
+		recorder.grammarStripped(event);
+		expect(existsSync(target)).toBe(false);
+		expect(warnings).toEqual([expect.stringContaining("symbolic link to a missing file")]);
+	});
+
+	it("appends through a symlink to an existing file, as a dotfile manager sets it up", () => {
+		const target = join(dir, "elsewhere.jsonl");
+		writeFileSync(target, "");
+		symlinkSync(target, file);
+		warnedRecorder(file).recorder.grammarStripped(event);
+		expect(lines(target)).toHaveLength(1);
+	});
+
+	it("ends a line an earlier write left unfinished, so the next record stands alone", () => {
+		writeFileSync(file, '{"ts":"2026-07-20T09:00:00.000Z","outcome":"repai');
+		warnedRecorder(file).recorder.grammarStripped(event);
+		const all = lines(file);
+		expect(all).toHaveLength(2);
+		expect(JSON.parse(all[1] ?? "").outcome).toBe("stripped");
+	});
+
+	it("never lets a write cut short by the file size limit merge with the next record", () => {
+		// A real short write: the child may grow the file to 1 KiB only (ulimit -f counts KiB blocks).
+		writeFileSync(file, `${JSON.stringify({ ts: "t", outcome: "repaired", rules: [], pad: "p".repeat(900) })}\n`);
+		const script = `
+			import { createTelemetryRecorder } from ${JSON.stringify(TELEMETRY_MODULE)};
+			const recorder = createTelemetryRecorder({ path: () => ${JSON.stringify(file)} });
+			recorder.toolOutcome({ tool: "read", model: "cut", outcome: "repaired", rules: Array.from({ length: 20 }, (_, i) => "rule." + i), profile: "adaptive", stages: [] });
+		`;
+		const stderr = execFileSync(
+			"bash",
+			["-c", 'ulimit -f 1; exec "$0" --input-type=module -e "$1" 2>&1', process.execPath, script],
+			{ encoding: "utf8" },
+		);
+		expect(stderr).toContain("took only");
+		expect(statSync(file).size).toBe(1024);
+		warnedRecorder(file).recorder.grammarStripped(event);
+		const all = lines(file);
+		expect(all).toHaveLength(3);
+		expect(() => JSON.parse(all[1] ?? "")).toThrow();
+		expect(JSON.parse(all[2] ?? "").outcome).toBe("stripped");
+	});
+
+	it("never rotates over a <file>.1 the layer did not write, and says so once", () => {
+		writeFileSync(rotatedTelemetryPath(file), "my own notes\n");
+		const { recorder, warnings } = warnedRecorder(file, { rotateBytes: 1024 });
+		for (let i = 0; i < 20; i++) recorder.grammarStripped(event);
+		expect(readFileSync(rotatedTelemetryPath(file), "utf8")).toBe("my own notes\n");
+		expect(lines(file)).toHaveLength(20);
+		expect(warnings).toEqual([expect.stringContaining("was not written by tool-repair")]);
+	});
+
+	it("never rotates over a symlink or folder at <file>.1", () => {
+		mkdirSync(rotatedTelemetryPath(file));
+		const { recorder, warnings } = warnedRecorder(file, { rotateBytes: 1024 });
+		for (let i = 0; i < 20; i++) recorder.grammarStripped(event);
+		expect(statSync(rotatedTelemetryPath(file)).isDirectory()).toBe(true);
+		expect(lines(file)).toHaveLength(20);
+		expect(warnings).toHaveLength(1);
 	});
 });
 

@@ -5,7 +5,12 @@
  * PI_REPAIR_FUZZ_SEED (default 0x5eedc0de) against the eight built-in tables
  * and a bare `{path: string}` schema with the contract's tight limits.
  * Inputs mix valid and malformed calls, hostile JSON (`__proto__`,
- * `constructor`, NUL), nested JSON text and truncated JSON. A violation
+ * `constructor`, NUL), nested JSON text and truncated JSON, plus three kinds
+ * that must never become a call: prefixed or framed JSON text (never wrapped
+ * as the single string field; only one fence or quoting layer around a
+ * complete object may be decoded), objects with a list cut after complete
+ * items (never completed), and meaning-changing conversions (a boolean in a
+ * string field, non-decimal number text, null; never converted). A violation
  * prints the seed, the case count, fast-check's replay path and a readable
  * dump of the shrunk input.
  */
@@ -24,7 +29,16 @@ import { jsonEqual } from "../../src/core/clone.ts";
 import { recoverEnvelope } from "../../src/core/envelope.ts";
 import { runRepairPipeline } from "../../src/core/pipeline.ts";
 import type { RepairPipelineConfig, RepairPipelineLimits, TSchema } from "../../src/core/types.ts";
-import { anyInput, hostileJson, modelId, policyProfile, truncatedJsonText } from "../support/arbitraries.ts";
+import {
+	anyInput,
+	conversionBait,
+	cutListText,
+	framedJson,
+	hostileJson,
+	modelId,
+	policyProfile,
+	truncatedJsonText,
+} from "../support/arbitraries.ts";
 import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
 import { deepFreeze } from "../support/pipeline-helpers.ts";
 
@@ -71,20 +85,42 @@ function configFor(
 	};
 }
 
-const caseArbitrary = fc.constantFrom(...TARGETS).chain((target) =>
-	fc.record({
-		target: fc.constant(target),
-		input: fc.oneof(
-			{ weight: 4, arbitrary: anyInput(target === "path-tool" ? "read" : target) },
-			{ weight: 1, arbitrary: hostileJson },
-			{ weight: 1, arbitrary: truncatedJsonText },
-		),
-		model: modelId,
-		policy: policyProfile,
-	}),
-);
+type Kind = "general" | "framed" | "framed-once" | "cut-list" | "conversion";
 
-type FuzzCase = { target: Target; input: unknown; model: string | undefined; policy: RepairPipelineConfig["policy"] };
+function tagged(kind: Kind, inputs: fc.Arbitrary<unknown>): fc.Arbitrary<{ kind: Kind; input: unknown }> {
+	return inputs.map((input) => ({ kind, input }));
+}
+
+const caseArbitrary = fc.constantFrom(...TARGETS).chain((target) => {
+	const tool = target === "path-tool" ? "read" : target;
+	const framed = framedJson(tool).map(({ text, onceFramedObject }): { kind: Kind; input: unknown } => ({
+		kind: onceFramedObject ? "framed-once" : "framed",
+		input: text,
+	}));
+	return fc
+		.record({
+			target: fc.constant(target),
+			case: fc.oneof(
+				{ weight: 4, arbitrary: tagged("general", anyInput(tool)) },
+				{ weight: 1, arbitrary: tagged("general", hostileJson) },
+				{ weight: 1, arbitrary: tagged("general", truncatedJsonText) },
+				{ weight: 2, arbitrary: framed },
+				{ weight: 1, arbitrary: tagged("cut-list", cutListText) },
+				{ weight: 2, arbitrary: tagged("conversion", conversionBait(tool)) },
+			),
+			model: modelId,
+			policy: policyProfile,
+		})
+		.map(({ case: picked, ...rest }) => ({ ...rest, ...picked }));
+});
+
+type FuzzCase = {
+	target: Target;
+	kind: Kind;
+	input: unknown;
+	model: string | undefined;
+	policy: RepairPipelineConfig["policy"];
+};
 
 function run(fuzz: FuzzCase, extras: Partial<RepairPipelineConfig> = {}) {
 	return runRepairPipeline({
@@ -169,6 +205,15 @@ function checkInvariants(fuzz: FuzzCase): void {
 	});
 	expect(hostile).toEqual(result);
 
+	// 10. No guess becomes a call: framed JSON is never wrapped, a cut list never completed, no meaning-changing conversion.
+	const rules = result.changes.map((change) => change.ruleId);
+	if (fuzz.kind === "framed" || fuzz.kind === "framed-once") {
+		expect(rules).not.toContain("wrapRootStringAsObject");
+		if (fuzz.kind === "framed") expect(result.outcome).not.toBe("repaired");
+	}
+	if (fuzz.kind === "cut-list") expect(result.outcome).not.toBe("repaired");
+	if (fuzz.kind === "conversion" && result.outcome === "repaired") expectNoMeaningChange(fuzz.input, result.args);
+
 	// 9. Unconfigured top-level keys are never transformed (token cleanup on glm models rewrites keys by design).
 	const gatedTokens = typeof fuzz.model === "string" && /glm/i.test(fuzz.model);
 	if (result.outcome === "repaired" && !gatedTokens && isPlain(fuzz.input) && isPlain(result.args)) {
@@ -177,6 +222,32 @@ function checkInvariants(fuzz: FuzzCase): void {
 			if (known.has(key) || !Object.hasOwn(result.args, key)) continue;
 			expect(jsonEqual(result.args[key], fuzz.input[key])).toBe(true);
 		}
+	}
+}
+
+// Decimal JSON number text without an exponent: the only text that may become a number.
+const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/** A boolean never became text, non-decimal text never a number, null never anything, at any shared location. */
+function expectNoMeaningChange(before: unknown, after: unknown): void {
+	if (before === null) {
+		expect(after === null || after === undefined).toBe(true);
+		return;
+	}
+	if (typeof before === "boolean") {
+		expect(typeof after === "boolean" || after === undefined).toBe(true);
+		return;
+	}
+	if (typeof before === "string" && typeof after === "number") {
+		expect(DECIMAL.test(before)).toBe(true);
+		return;
+	}
+	if (Array.isArray(before) && Array.isArray(after)) {
+		for (let index = 0; index < before.length; index++) expectNoMeaningChange(before[index], after[index]);
+		return;
+	}
+	if (isPlain(before) && isPlain(after)) {
+		for (const key of Object.keys(before)) expectNoMeaningChange(before[key], after[key]);
 	}
 }
 

@@ -105,7 +105,7 @@ function render(blocks: Block[]): { text: string; quoted: string[]; prose: strin
 			}
 			case "indented":
 				quoted.push(`Q${i}#`);
-				return "    code line\n\n    Q" + `${i}#`;
+				return `    code line\n\n    Q${i}#`;
 			case "quote":
 				quoted.push(`Q${i}#`);
 				return `> quoted\n> Q${i}#`;

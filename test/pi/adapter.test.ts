@@ -13,7 +13,7 @@ import {
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import type { RepairPipelineResult } from "../../src/core/types.ts";
-import { adaptToolDefinition, UnrepairableToolInputError } from "../../src/pi/index.ts";
+import { adaptToolDefinition, markArgumentsRefused, UnrepairableToolInputError } from "../../src/pi/index.ts";
 
 const pathSchema = Type.Object({ path: Type.String() });
 
@@ -113,5 +113,19 @@ describe("adaptToolDefinition", () => {
 		const second = new UnrepairableToolInputError({ ...result });
 		expect(first.message.length).toBeGreaterThan(0);
 		expect(first.message).toBe(second.message);
+	});
+});
+
+describe("calls pi refuses with its own argumentsError", () => {
+	it("hands the marked empty stand-in over unchanged, so pi's message with the model's text stands", () => {
+		const adapted = adaptToolDefinition(pathTool());
+		const args = {};
+		expect(() => adapted.prepareArguments?.(args)).toThrow(UnrepairableToolInputError);
+		markArgumentsRefused(args);
+		expect(adapted.prepareArguments?.(args)).toBe(args);
+		const argumentsError = "Expected ',' or '}'\n\nReceived arguments:\n{\"path\": \"a";
+		expect(() =>
+			validateToolArguments(adapted, { type: "toolCall", id: "c", name: "open_path", arguments: args, argumentsError }),
+		).toThrow(argumentsError);
 	});
 });

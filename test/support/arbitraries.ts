@@ -237,3 +237,133 @@ export function anyInput(tool: BuiltinToolName): fc.Arbitrary<unknown> {
 		{ weight: 1, arbitrary: truncatedJsonText },
 	);
 }
+
+/** Framing that can stand before JSON text: invisible characters, words, quotes, parentheses, fences, tags. */
+const JSON_PREFIXES = [
+	"\u200b",
+	"\ufeff",
+	"\u2060",
+	"\u0000",
+	"\u0007",
+	"json ",
+	"json\n",
+	"JSON: ",
+	"Arguments:\n",
+	"(",
+	"'",
+	"`",
+	'"',
+	"```json\n",
+	"~~~\n",
+	"<tool_call>",
+	"<tool_call>\n",
+	"<|tool_call|>",
+	"  \u200b ",
+] as const;
+
+/** The closings that may follow a framed text; an empty one leaves the framing open. */
+const JSON_SUFFIXES = ["", "'", "`", '"', ")", "\n```", "\n~~~", "</tool_call>", " and more"] as const;
+
+/** One prefixed, framed or cut JSON text, and whether it is exactly one fence or quoting layer around a complete object. */
+export interface FramedJson {
+	text: string;
+	onceFramedObject: boolean;
+}
+
+/**
+ * JSON text behind one or two prefixes, sometimes closed, sometimes cut:
+ * never a tool's single string field. Exactly one enclosing markdown fence or
+ * quoting layer around a complete object is flagged, since that one may be
+ * decoded.
+ */
+export function framedJson(tool: BuiltinToolName): fc.Arbitrary<FramedJson> {
+	const body = fc.oneof(
+		validArgs(tool).map((args) => JSON.stringify(args)),
+		validArgs(tool).map((args) => JSON.stringify([args])),
+	);
+	return fc
+		.tuple(
+			body,
+			fc.array(fc.constantFrom(...JSON_PREFIXES), { minLength: 1, maxLength: 2 }),
+			fc.constantFrom(...JSON_SUFFIXES),
+			fc.option(fc.nat(), { nil: undefined }),
+		)
+		.map(([json, prefixes, suffix, cut]) => {
+			// A cut keeps at least the opening bracket: the text always starts like JSON after its framing.
+			const inner = cut === undefined ? json : json.slice(0, 1 + (cut % (json.length - 1)));
+			const text = `${prefixes.join("")}${inner}${suffix}`;
+			return { text, onceFramedObject: isOnceFramedObject(prefixes, inner, suffix) };
+		});
+}
+
+const ONCE_FRAMES: ReadonlyArray<readonly [string, string]> = [
+	["'", "'"],
+	["`", "`"],
+	['"', '"'],
+	["```json\n", "\n```"],
+	["~~~\n", "\n~~~"],
+];
+
+function isOnceFramedObject(prefixes: readonly string[], inner: string, suffix: string): boolean {
+	if (prefixes.length !== 1 || !inner.startsWith("{")) return false;
+	try {
+		JSON.parse(inner);
+	} catch {
+		return false;
+	}
+	return ONCE_FRAMES.some(([open, close]) => prefixes[0] === open && suffix === close);
+}
+
+/** The text of an object with a list cut after some complete items: the list's length is unknown. */
+export const cutListText: fc.Arbitrary<string> = fc
+	.tuple(
+		fc.constantFrom("edits", "paths", "args", "include"),
+		fc.array(
+			fc.oneof(
+				fc.record({ oldText: fc.string({ maxLength: 8 }), newText: fc.string({ maxLength: 8 }) }),
+				fc.string({ maxLength: 8 }),
+				fc.boolean(),
+				fc.constant(null),
+			),
+			{ minLength: 1, maxLength: 4 },
+		),
+		fc.boolean(),
+		fc.constantFrom("", " ", "\n"),
+	)
+	.map(([key, items, pathFirst, trailing]) => {
+		const list = JSON.stringify(items);
+		const open = `"${key}":${list.slice(0, -1)}${trailing}`;
+		return pathFirst ? `{"path":"/a",${open}` : `{${open}`;
+	});
+
+/**
+ * One meaning-changing conversion: a boolean in a string field (content,
+ * command, path, edit text), number text that is not decimal JSON where a
+ * number is wanted, or `null` anywhere. The layer must never make it.
+ */
+export function conversionBait(tool: BuiltinToolName): fc.Arbitrary<Record<string, unknown>> {
+	const numberText = fc.constantFrom("0x10", "1e3", " 5 ", "5 ", "+5", "05", "", "Infinity", "5.", ".5", "1_000", "٣");
+	return fc.tuple(validArgs(tool), fc.boolean(), numberText, fc.nat()).map(([args, flag, number, pick]) => {
+		const out: Record<string, unknown> = { ...args };
+		const strings = ["path", "command", "content", "pattern"].filter((key) => typeof out[key] === "string");
+		const numbers = ["limit", "offset", "timeout", "context"];
+		switch (pick % 4) {
+			case 0:
+				if (strings.length > 0) out[strings[pick % strings.length]!] = flag;
+				break;
+			case 1:
+				out[numbers[pick % numbers.length]!] = number;
+				break;
+			case 2:
+				if (Array.isArray(out.edits)) {
+					out.edits = (out.edits as Record<string, unknown>[]).map((e, i) =>
+						i === 0 ? { ...e, [pick % 2 === 0 ? "oldText" : "newText"]: flag } : e,
+					);
+				} else if (strings.length > 0) out[strings[0]!] = flag;
+				break;
+			default:
+				out[strings[0] ?? "path"] = null;
+		}
+		return out;
+	});
+}

@@ -13,13 +13,16 @@ import { cloneJson, defineOwn, isRecord } from "../clone.ts";
 import { convertToSchema, shallowCopyRecord } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
+import { readsAsJsonText, trimJsonWhitespace, tryParse } from "../json-text.ts";
 import { unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import { RULE } from "../rule-ids.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
 import { check, issues } from "../validator.ts";
 import { collectIssueSites } from "./issue-sites.ts";
-import { unwrapMarkdownAutoLinkNote, wrapRootStringAsObjectNote } from "./notes.ts";
-import { ISSUE_RULES, type RuleContext, readsAsListLiteral } from "./rules.ts";
+import { convertScalarToSchemaTypeNote, unwrapMarkdownAutoLinkNote, wrapRootStringAsObjectNote } from "./notes.ts";
+import { ISSUE_RULES, type RuleContext } from "./rules.ts";
+
+/** The rule ID of a lossless scalar conversion the layer itself makes. */
 
 /** Iterative issue-repair passes are capped here. */
 export const MAX_REPAIR_PASSES = 3;
@@ -64,7 +67,7 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	}
 
 	const original = issues(schema, current);
-	const fail = (): EngineResult => unrepairable(toolName, original, value);
+	const fail = (): EngineResult => unrepairable(toolName, original, value, schema);
 
 	// From here on every write goes to a private copy.
 	let owned = false;
@@ -93,7 +96,7 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 		if (typeof note === "string" && note !== "") changes.push({ ruleId: repair.name, note });
 	}
 
-	const context: RuleContext = { toolName, fieldAliases: config.fieldAliases ?? {} };
+	const context: RuleContext = { toolName, fieldAliases: config.fieldAliases ?? {}, schema };
 	// Until something changes, the working copy equals the value the failure record described:
 	// reuse those issues instead of asking the (slow, uncompiled) error walk again.
 	const unchanged = changes.length;
@@ -105,7 +108,11 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 
 	const converted = convertToSchema(schema, work);
 	if (!check(schema, converted)) return fail();
+	// Alone, a lossless conversion is pi's own to make: the call is valid as the model sent it.
 	if (changes.length === 0) return { outcome: "valid", args: value, changes };
+	if (converted !== work) {
+		changes.push({ ruleId: RULE.convertScalarToSchemaType, note: convertScalarToSchemaTypeNote(toolName) });
+	}
 	const repaired: EngineResult = {
 		outcome: "repaired",
 		args: converted,
@@ -117,14 +124,19 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	return repaired;
 }
 
-function unrepairable(toolName: string, original: readonly ValidationIssue[], value: unknown): EngineResult {
+function unrepairable(
+	toolName: string,
+	original: readonly ValidationIssue[],
+	value: unknown,
+	schema: TSchema,
+): EngineResult {
 	return {
 		outcome: "unrepairable",
 		args: value,
 		changes: [],
 		issueSummary: summarizeIssues(original),
 		fingerprint: failureFingerprint(toolName, original),
-		retryMessage: formatRetryMessage(toolName, original, value),
+		retryMessage: formatRetryMessage(toolName, original, value, schema),
 	};
 }
 
@@ -180,7 +192,7 @@ function repairRootString(
 	toolName: string,
 	changes: EngineChange[],
 ): Record<string, unknown> | undefined {
-	const trimmed = text.trim();
+	const trimmed = trimJsonWhitespace(text);
 	if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
 		const parsed = tryParse(trimmed);
 		if (isRecord(parsed)) {
@@ -198,35 +210,4 @@ function repairRootString(
 		note: wrapRootStringAsObjectNote(rootString.field, toolName, wrapInArray),
 	});
 	return wrapped;
-}
-
-function tryParse(text: string): unknown {
-	try {
-		return JSON.parse(text) as unknown;
-	} catch {
-		return undefined;
-	}
-}
-
-// How many layers of JSON string encoding are looked through when deciding whether a root string is JSON.
-const MAX_ENCODING_LAYERS = 8;
-
-/**
- * Broken or encoded JSON is never a command (decisions §4.9): a root string
- * that starts like an object or a list, or that is a JSON string literal
- * whose content (at any layer) does, is not wrapped. A leading markdown
- * auto-link (`[a.md](http://a.md)`) is a path, not a list, so it may be.
- */
-function readsAsJsonText(text: string): boolean {
-	let layer = text;
-	for (let depth = 0; depth < MAX_ENCODING_LAYERS; depth++) {
-		const trimmed = layer.trimStart();
-		if (trimmed.startsWith("{")) return true;
-		if (readsAsListLiteral(trimmed) && readsAsListLiteral(unwrapMarkdownAutoLinks(trimmed))) return true;
-		if (!trimmed.startsWith('"')) return false;
-		const parsed = tryParse(trimmed);
-		if (typeof parsed !== "string") return typeof parsed === "object" && parsed !== null;
-		layer = parsed;
-	}
-	return true;
 }

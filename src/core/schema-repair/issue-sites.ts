@@ -17,6 +17,8 @@ export interface IssueSite {
 	expectedType?: string;
 	/** The issue keyword the site came from. */
 	keyword: string;
+	/** Pointer segments of `parent` within the root, for rules that consult the schema there. */
+	parentSegments?: readonly string[];
 }
 
 const ALL_DIGITS = /^\d+$/;
@@ -64,7 +66,7 @@ export function collectIssueSites(root: unknown, issues: readonly ValidationIssu
 				const dedup = `${issue.instancePath}::${name}`;
 				if (seen.has(dedup)) continue;
 				seen.add(dedup);
-				sites.push({ parent: target, key: name, keyword: issue.keyword });
+				sites.push({ parent: target, key: name, keyword: issue.keyword, parentSegments: segments });
 			}
 			continue;
 		}
@@ -73,7 +75,12 @@ export function collectIssueSites(root: unknown, issues: readonly ValidationIssu
 		const parent = resolve(root, segments.slice(0, -1));
 		if (typeof parent !== "object" || parent === null) continue;
 		seen.add(issue.instancePath);
-		const site: IssueSite = { parent: parent as IssueSite["parent"], key: segmentKey(last), keyword: issue.keyword };
+		const site: IssueSite = {
+			parent: parent as IssueSite["parent"],
+			key: segmentKey(last),
+			keyword: issue.keyword,
+			parentSegments: segments.slice(0, -1),
+		};
 		if (typeof issue.params.type === "string") site.expectedType = issue.params.type;
 		sites.push(site);
 	}

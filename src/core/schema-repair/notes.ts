@@ -46,3 +46,23 @@ export function foldFlatEditFieldsNote(oldKey: string, newKey: string, tool: str
 export function ownerShimNote(tool: string): string {
 	return `The ${tool} tool's own argument preparation reshaped this input before it was checked.`;
 }
+
+export function convertScalarToSchemaTypeNote(tool: string): string {
+	return `Values of the ${tool} input written with the wrong scalar type were converted losslessly to the type the schema names (decimal number text to a number, a number to its decimal text, "true"/"false" to a boolean). Send values of the schema's types in future calls.`;
+}
+
+export function parseJsonWithRawControlCharactersNote(key: string, tool: string, kind: "array" | "object"): string {
+	return `The "${key}" value for the ${tool} tool was an ${kind} encoded as a JSON string whose strings held raw control characters (line breaks, tabs). Those were read as the characters they are and the ${kind} was parsed. Pass the ${kind} itself, not a string.`;
+}
+
+export function unwrapSameNameWrapperNote(key: string, tool: string): string {
+	return `The "${key}" value for the ${tool} tool was wrapped in an object holding only "${key}" again; the inner value was used. Pass "${key}" directly, without the extra {"${key}": …} layer.`;
+}
+
+export function unwrapSingletonArrayNote(key: string, tool: string, kind: string): string {
+	return `A one-element array was given for "${key}" of the ${tool} tool, which takes a single ${kind}; its only element was used. Pass the ${kind} itself, not a list.`;
+}
+
+export function rebuildFlattenedKeysNote(key: string, tool: string, count: number): string {
+	return `The ${tool} tool received "${key}" spelled as ${count} flattened key${count === 1 ? "" : "s"} (like "${key}[0].name" or "${key}.name"); they were rebuilt into one nested "${key}" value. Pass "${key}" as a nested array or object.`;
+}

@@ -1,15 +1,20 @@
 /**
- * The six issue-site rules of the schema-repair engine, as a table tried in
+ * The issue-site rules of the schema-repair engine, as a table tried in
  * order for every site (the first rule that applies fires, then the engine
  * moves to the next site). Each rule is a row `{ id, applies, apply }`;
  * `apply` mutates the engine's private working copy and returns the note.
  *
  * What the rules refuse matters as much as what they do: nothing is renamed
  * without a configured alias, `null` array elements are never dropped, a
- * string that reads as a list literal is never wrapped (decisions §4.7), and
+ * string that reads as a list literal is never wrapped (a list is not one item), and
  * JSON text is parsed only where the schema asked for an array or an object.
  */
 import { defineOwn, isRecord } from "../clone.ts";
+import { jsonTypeMatches } from "../convert.ts";
+import { escapeJsonStringControlCharacters } from "../envelope.ts";
+import { declaredPropertiesAt, flattenedKeysOf, rebuildFlattened } from "../flattened-keys.ts";
+import { tryParse } from "../json-text.ts";
+import { readsAsListLiteral } from "../list-literal.ts";
 import { RULE } from "../rule-ids.ts";
 import type { IssueSite } from "./issue-sites.ts";
 import {
@@ -17,13 +22,19 @@ import {
 	dropNullOrUndefinedFieldNote,
 	parseJsonStringifiedArrayNote,
 	parseJsonStringifiedObjectNote,
+	parseJsonWithRawControlCharactersNote,
+	rebuildFlattenedKeysNote,
 	renameAliasedFieldNote,
+	unwrapSameNameWrapperNote,
+	unwrapSingletonArrayNote,
 	wrapBareStringAsArrayNote,
 } from "./notes.ts";
 
 export interface RuleContext {
 	toolName: string;
 	fieldAliases: Readonly<Record<string, readonly string[]>>;
+	/** The tool's parameter schema; rules that must know what is declared refuse without it. */
+	schema?: unknown;
 }
 
 export interface IssueRule {
@@ -69,11 +80,7 @@ function usableAlias(parent: Record<string, unknown>, key: string, context: Rule
 function parseDelimited(text: string, open: string, close: string): unknown {
 	const trimmed = text.trim();
 	if (!trimmed.startsWith(open) || !trimmed.endsWith(close)) return undefined;
-	try {
-		return JSON.parse(trimmed) as unknown;
-	} catch {
-		return undefined;
-	}
+	return tryParse(trimmed);
 }
 
 function parsedArray(value: unknown): unknown[] | undefined {
@@ -88,10 +95,117 @@ function parsedRecord(value: unknown): Record<string, unknown> | undefined {
 	return isRecord(parsed) ? parsed : undefined;
 }
 
-/** A list literal, broken or Python-style, is never a lone item (decisions §4.7). */
-export function readsAsListLiteral(text: string): boolean {
-	return text.trimStart().startsWith("[");
+/**
+ * JSON text of the `kind` wanted here whose strings hold raw control
+ * characters (pi#8521): escaping them is lossless, since inside a JSON
+ * string a raw line break or tab can only mean that character. Only tried
+ * when the plain parse fails, so it never competes with the plain parse rules.
+ */
+function parsedWithRawControlCharacters(value: unknown, kind: string): unknown[] | Record<string, unknown> | undefined {
+	if (typeof value !== "string" || (kind !== "array" && kind !== "object")) return undefined;
+	const [open, close] = kind === "array" ? ["[", "]"] : ["{", "}"];
+	const trimmed = value.trim();
+	if (!trimmed.startsWith(open) || !trimmed.endsWith(close)) return undefined;
+	const escaped = escapeJsonStringControlCharacters(trimmed);
+	if (escaped === trimmed || parseDelimited(trimmed, open, close) !== undefined) return undefined;
+	const parsed = parseDelimited(escaped, open, close);
+	if (kind === "array") return Array.isArray(parsed) ? parsed : undefined;
+	return isRecord(parsed) ? parsed : undefined;
 }
+
+/**
+ * The value inside a same-name wrapper (`edits: {"edits": […]}`, or that
+ * object as JSON text where an array or object is wanted): an object whose
+ * only key is the field's own name, holding a value of the wanted type.
+ */
+function sameNameInner(site: IssueSite): unknown {
+	if (typeof site.key !== "string" || site.expectedType === undefined) return undefined;
+	const value = valueAt(site);
+	let wrapper: unknown = value;
+	if (typeof value === "string") {
+		// A string field is never decoded: only where the schema wants a container.
+		if (site.expectedType !== "array" && site.expectedType !== "object") return undefined;
+		wrapper = parsedRecord(value) ?? parsedWithRawControlCharacters(value, "object");
+	}
+	if (!isRecord(wrapper)) return undefined;
+	const keys = Object.keys(wrapper);
+	if (keys.length !== 1 || keys[0] !== site.key) return undefined;
+	const inner = wrapper[site.key];
+	return jsonTypeMatches(site.expectedType, inner) ? inner : undefined;
+}
+
+const SCALAR_TYPES = new Set(["string", "number", "integer", "boolean"]);
+
+/** The lone element of a one-element array where a scalar of that element's type is wanted. */
+function singletonElement(site: IssueSite): { value: unknown } | undefined {
+	if (site.expectedType === undefined || !SCALAR_TYPES.has(site.expectedType)) return undefined;
+	const value = valueAt(site);
+	if (!Array.isArray(value) || value.length !== 1) return undefined;
+	return jsonTypeMatches(site.expectedType, value[0]) ? { value: value[0] } : undefined;
+}
+
+/**
+ * The value flattened keys rebuild for a missing required property, only
+ * where the schema declares that property and none of the flattened keys.
+ */
+function rebuiltFromFlattenedKeys(site: IssueSite, context: RuleContext): unknown {
+	const at = recordSite(site);
+	if (at === undefined || site.keyword !== "required" || Object.hasOwn(at.parent, at.key)) return undefined;
+	const declared = declaredPropertiesAt(context.schema, site.parentSegments ?? []);
+	if (declared === undefined || !declared.has(at.key)) return undefined;
+	const keys = flattenedKeysOf(at.parent, at.key);
+	if (keys.length === 0 || keys.some((key) => declared.has(key))) return undefined;
+	return rebuildFlattened(at.parent, at.key);
+}
+
+/** Rows for the shapes models send in late 2026; tried after the plain parse rules, before wrapping. */
+const SHAPE_RULES: readonly IssueRule[] = [
+	{
+		id: RULE.parseJsonWithRawControlCharacters,
+		applies(site) {
+			return parsedWithRawControlCharacters(valueAt(site), site.expectedType ?? "") !== undefined;
+		},
+		apply(site, context) {
+			const kind = site.expectedType === "array" ? "array" : "object";
+			replaceAt(site, parsedWithRawControlCharacters(valueAt(site), kind));
+			return parseJsonWithRawControlCharactersNote(String(site.key), context.toolName, kind);
+		},
+	},
+	{
+		id: RULE.unwrapSameNameWrapper,
+		applies(site) {
+			return sameNameInner(site) !== undefined;
+		},
+		apply(site, context) {
+			replaceAt(site, sameNameInner(site));
+			return unwrapSameNameWrapperNote(String(site.key), context.toolName);
+		},
+	},
+	{
+		id: RULE.unwrapSingletonArray,
+		applies(site) {
+			return singletonElement(site) !== undefined;
+		},
+		apply(site, context) {
+			replaceAt(site, singletonElement(site)?.value);
+			return unwrapSingletonArrayNote(String(site.key), context.toolName, site.expectedType ?? "value");
+		},
+	},
+	{
+		id: RULE.rebuildFlattenedKeys,
+		applies(site, context) {
+			return rebuiltFromFlattenedKeys(site, context) !== undefined;
+		},
+		apply(site, context) {
+			const { parent, key } = recordSite(site) as { parent: Record<string, unknown>; key: string };
+			const rebuilt = rebuiltFromFlattenedKeys(site, context);
+			const flattened = flattenedKeysOf(parent, key);
+			for (const flat of flattened) delete parent[flat];
+			defineOwn(parent, key, rebuilt);
+			return rebuildFlattenedKeysNote(key, context.toolName, flattened.length);
+		},
+	},
+];
 
 export const ISSUE_RULES: readonly IssueRule[] = [
 	{
@@ -157,6 +271,7 @@ export const ISSUE_RULES: readonly IssueRule[] = [
 			return parseJsonStringifiedObjectNote(String(site.key), context.toolName);
 		},
 	},
+	...SHAPE_RULES,
 	{
 		id: RULE.wrapBareStringAsArray,
 		applies(site) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { readsAsListLiteral } from "../../../src/core/list-literal.ts";
 import type { IssueSite } from "../../../src/core/schema-repair/issue-sites.ts";
-import { ISSUE_RULES, type RuleContext, readsAsListLiteral } from "../../../src/core/schema-repair/rules.ts";
+import { ISSUE_RULES, type RuleContext } from "../../../src/core/schema-repair/rules.ts";
 
 const context: RuleContext = { toolName: "demo", fieldAliases: { path: ["file_path", "filename"] } };
 
@@ -11,13 +12,17 @@ function fire(site: IssueSite): { id: string; note: string } | undefined {
 }
 
 describe("the rule table", () => {
-	it("has the six rules in contract order", () => {
+	it("has the original six rules in contract order, the late-2026 shape rules before wrapping", () => {
 		expect(ISSUE_RULES.map((rule) => rule.id)).toEqual([
 			"renameAliasedField",
 			"dropNullOrUndefinedField",
 			"dropEmptyObjectPlaceholder",
 			"parseJsonStringifiedArray",
 			"parseJsonStringifiedObject",
+			"parseJsonWithRawControlCharacters",
+			"unwrapSameNameWrapper",
+			"unwrapSingletonArray",
+			"rebuildFlattenedKeys",
 			"wrapBareStringAsArray",
 		]);
 	});
@@ -106,7 +111,7 @@ describe("wrapBareStringAsArray", () => {
 		expect(parent).toEqual({ ids: ["p"] });
 	});
 
-	it("never wraps a list literal, broken or Python-style (decisions §4.7)", () => {
+	it("never wraps a list literal, broken or Python-style", () => {
 		for (const text of ['["a",', "['a', 'b']", "  [1, 2"]) {
 			expect(readsAsListLiteral(text)).toBe(true);
 			const parent = { ids: text };

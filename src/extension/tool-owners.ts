@@ -1,0 +1,119 @@
+/**
+ * Who owns each tool, read from pi's own provenance record (`sourceInfo` in
+ * `pi.getAllTools()`), never guessed from names or paths.
+ *
+ * pi keeps the first registration of a tool name in extension load order, so
+ * registering an override of `bash` over an extension that sandboxes `bash`
+ * would silently unsandbox it (or, loaded later, be silently shadowed). The
+ * layer therefore overrides a built-in only while pi itself owns it; for a
+ * built-in another extension owns, it repairs that owner's calls at
+ * `message_end` against the owner's schema, and says so once.
+ */
+import type { ToolInfo } from "@earendil-works/pi-coding-agent";
+import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../core/builtin-tables.ts";
+import type { OutcomeCounts } from "./stats.ts";
+import { outcomeLine, rankOutcomeRows } from "./stats-report.ts";
+
+/** The three owner kinds telemetry and `/repair-stats` count by. */
+export type OwnerKind = "builtin" | "extension" | "mcp";
+export const OWNER_KINDS: readonly OwnerKind[] = ["builtin", "extension", "mcp"];
+
+/** pi's built-in MCP extension registers every MCP tool under this path. */
+const MCP_EXTENSION_PATH = "builtin:mcp";
+/** MCP tools are namespaced `mcp__<server>`, also when a third-party MCP extension registers them. */
+const MCP_NAMESPACE_PREFIX = "mcp__";
+
+type OwnedTool = Pick<ToolInfo, "name" | "sourceInfo" | "namespace">;
+
+/** pi's own core tool: shipped with pi and registered under its own `builtin:<name>` path. */
+export function isPiCoreTool(tool: OwnedTool): boolean {
+	return tool.sourceInfo.source === "builtin" && tool.sourceInfo.path === `builtin:${tool.name}`;
+}
+
+/** The owner kind of one tool: pi-shipped tools under their own path (the core eight, codemode) are built-in. */
+export function ownerKindOf(tool: OwnedTool): OwnerKind {
+	if (tool.sourceInfo.path === MCP_EXTENSION_PATH || tool.namespace?.name.startsWith(MCP_NAMESPACE_PREFIX) === true) {
+		return "mcp";
+	}
+	return isPiCoreTool(tool) ? "builtin" : "extension";
+}
+
+/** A built-in name another extension registered: the layer leaves its tool alone. */
+export interface ForeignOwner {
+	tool: BuiltinToolName;
+	/** pi's provenance path of the owning extension, for the user-facing line only (never telemetry). */
+	owner: string;
+}
+
+/**
+ * Ownership of the eight built-in names as pi reports it now. `isOurs`
+ * recognises the layer's own registrations (by schema identity: each
+ * override carries its own copy of pi's schema object).
+ */
+export function surveyBuiltinOwners(
+	tools: readonly ToolInfo[],
+	isOurs: (tool: ToolInfo) => boolean,
+): { piOwned: BuiltinToolName[]; ours: BuiltinToolName[]; foreign: ForeignOwner[] } {
+	const byName = new Map(tools.map((tool) => [tool.name, tool] as const));
+	const piOwned: BuiltinToolName[] = [];
+	const ours: BuiltinToolName[] = [];
+	const foreign: ForeignOwner[] = [];
+	for (const name of BUILTIN_TOOL_NAMES) {
+		const tool = byName.get(name);
+		// Not configured at all (an allowlist left it out): pi owns the name, so an override stays harmless.
+		if (tool === undefined || isPiCoreTool(tool)) piOwned.push(name);
+		else if (isOurs(tool)) ours.push(name);
+		else foreign.push({ tool: name, owner: tool.sourceInfo.path });
+	}
+	return { piOwned, ours, foreign };
+}
+
+/** The one line that names a foreign owner, in the warning, `/repair-settings` and `/repair-stats`. */
+export function foreignOwnerLine(foreign: ForeignOwner): string {
+	return (
+		`Tool repair: \`${foreign.tool}\` belongs to ${foreign.owner}, so the layer does not replace it; ` +
+		"its calls are repaired at message_end against that tool's schema (schema rules only)."
+	);
+}
+
+/** The `/repair-stats` section of tool events by owner kind; empty when there are none. */
+export function ownerKindSection(byOwner: ReadonlyMap<string, OutcomeCounts>): string {
+	if (byOwner.size === 0) return "";
+	return ["By owner kind:", ...rankOutcomeRows(byOwner).map(([kind, counts]) => outcomeLine(kind, counts))].join("\n");
+}
+
+/**
+ * The foreign owners seen this session, each announced once. A tool that
+ * changes hands again is announced again, with its new owner.
+ */
+export class ForeignOwners {
+	private readonly current = new Map<BuiltinToolName, string>();
+	private readonly announced = new Set<string>();
+
+	/** Replaces the known owners with this survey's; returns the owners not announced before. */
+	update(foreign: readonly ForeignOwner[]): ForeignOwner[] {
+		const fresh: ForeignOwner[] = [];
+		this.current.clear();
+		for (const entry of foreign) {
+			this.current.set(entry.tool, entry.owner);
+			const key = `${entry.tool}\u0000${entry.owner}`;
+			if (this.announced.has(key)) continue;
+			this.announced.add(key);
+			fresh.push(entry);
+		}
+		return fresh;
+	}
+
+	has(tool: string): boolean {
+		return this.current.has(tool as BuiltinToolName);
+	}
+
+	list(): ForeignOwner[] {
+		return [...this.current].map(([tool, owner]) => ({ tool, owner }));
+	}
+
+	clear(): void {
+		this.current.clear();
+		this.announced.clear();
+	}
+}

@@ -1,0 +1,186 @@
+/**
+ * Composition with another extension, through pi's real agent loop
+ * in-process, in both load orders: a sandboxed `bash` override, a TypeBox
+ * todo tool and an MCP-style plain-JSON-Schema tool (test/fixtures/
+ * composing-extension.ts). The sandbox must stay in effect for valid,
+ * aliased and rescued calls; other owners' calls are repaired against their
+ * own schema and noted; garbage is refused with a message the model can act
+ * on; valid calls change nothing.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { InlineExtension } from "@earendil-works/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import repairExtension from "../../src/index.ts";
+import composingExtension, { SANDBOX_PREFIX } from "../fixtures/composing-extension.ts";
+import type { ScriptedToolCall } from "../fixtures/scripted-provider.ts";
+import { ALL_BUILTIN_TOOLS, type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
+
+const NOTE = "<repair_note>";
+const TOOLS = [...ALL_BUILTIN_TOOLS, "todo", "lookup", "open_note"];
+
+function countNotes(text: string): number {
+	return text.split(NOTE).length - 1;
+}
+
+const ORDERS: [string, InlineExtension[]][] = [
+	["the layer loaded first", [repairExtension, composingExtension]],
+	["the layer loaded second", [composingExtension, repairExtension]],
+];
+
+describe.each(ORDERS)("composition with %s", (_label, extensions) => {
+	let run: PiSessionHarness | undefined;
+	let root: string | undefined;
+	afterEach(async () => {
+		await run?.dispose();
+		run = undefined;
+		if (root !== undefined) rmSync(root, { recursive: true, force: true });
+		root = undefined;
+	});
+
+	async function play(calls: ScriptedToolCall[], env: Record<string, string | undefined> = {}) {
+		root = mkdtempSync(join(tmpdir(), "pi-repair-compose-"));
+		writeFileSync(join(root, "settings.json"), JSON.stringify({ toolAliases: { bash: { command: ["cmd"] } } }));
+		run = await startPiSession({ extensions, tools: TOOLS, root, env });
+		await run.play([{ toolCalls: calls }, { type: "echo" }]);
+		return run;
+	}
+
+	it("never replaces the sandboxed bash: valid, aliased and rescued calls all reach the sandbox", async () => {
+		const r = await play([
+			{ id: "valid", name: "bash", arguments: { command: "echo one" } },
+			{ id: "aliased", name: "bash", arguments: { cmd: "echo two" } },
+			{ id: "rescued", name: "bash", rawArguments: JSON.stringify(JSON.stringify({ command: "echo three" })) },
+		]);
+		expect(r.resultText("valid")).toBe(`${SANDBOX_PREFIX}echo one`);
+		expect(r.resultText("aliased")).toContain(`${SANDBOX_PREFIX}echo two`);
+		expect(countNotes(r.resultText("aliased"))).toBe(1);
+		expect(r.resultText("rescued")).toContain(`${SANDBOX_PREFIX}echo three`);
+		expect(countNotes(r.resultText("rescued"))).toBe(1);
+		const bash = r.session.getAllTools().find((tool) => tool.name === "bash");
+		expect(bash?.description).toContain("(sandboxed)");
+	});
+
+	it("also leaves a sandbox registered late (in its session_start) in place", async () => {
+		const r = await play([{ id: "late", name: "bash", arguments: { command: "echo late" } }], {
+			PI_FIXTURE_LATE_BASH: "1",
+		});
+		expect(r.resultText("late")).toBe(`${SANDBOX_PREFIX}echo late`);
+	});
+
+	it("still overrides the built-ins pi owns", async () => {
+		const r = await play([{ id: "r", name: "read", arguments: { file_path: "missing-but-aliased.txt" } }]);
+		expect(r.resultText("r")).toContain(NOTE);
+		expect(r.resultText("r")).toContain("file_path");
+	});
+
+	it("repairs a stringified todos array, a null optional and a stringified root object, each with one note", async () => {
+		const r = await play([
+			{ id: "list", name: "todo", arguments: { todos: JSON.stringify([{ text: "a" }]) } },
+			{ id: "null", name: "todo", arguments: { todos: [{ text: "b" }], note: null } },
+			{ id: "root", name: "todo", rawArguments: JSON.stringify(JSON.stringify({ todos: [{ text: "c" }] })) },
+			{ id: "mcp", name: "lookup", arguments: { query: "x", keys: JSON.stringify(["k"]) } },
+		]);
+		for (const id of ["list", "null", "root", "mcp"]) {
+			expect(r.toolResult(id)?.isError, id).toBe(false);
+			expect(countNotes(r.resultText(id)), id).toBe(1);
+		}
+		expect(r.resultText("list")).toContain('todo received {"todos":[{"text":"a"}]}');
+		expect(r.resultText("null")).toContain('todo received {"todos":[{"text":"b"}]}');
+		expect(r.resultText("root")).toContain('todo received {"todos":[{"text":"c"}]}');
+		expect(r.resultText("mcp")).toContain('lookup received {"query":"x","keys":["k"]}');
+	});
+
+	it("refuses garbage with a message the model can act on, and never tells it it sent {}", async () => {
+		const r = await play([
+			{ id: "garbage", name: "todo", rawArguments: "add milk to the list" },
+			{ id: "null-required", name: "lookup", arguments: { query: null } },
+			{ id: "list-literal", name: "lookup", arguments: { query: "x", keys: "['a', 'b']" } },
+			{ id: "extra", name: "lookup", arguments: { query: "x", verbose: true } },
+		]);
+		for (const id of ["garbage", "null-required", "list-literal", "extra"]) {
+			expect(r.toolResult(id)?.isError, id).toBe(true);
+		}
+		// pi's own message, quoting what the model really sent.
+		expect(r.resultText("garbage")).toContain("add milk to the list");
+		// pi would have run these with "null" and ["['a', 'b']"]: the layer refuses them instead.
+		expect(r.resultText("null-required")).toContain("call it again");
+		expect(r.resultText("list-literal")).toContain("call it again");
+		expect(r.resultText("null-required")).not.toContain("lookup received");
+		// Fail open: pi's own validation names the unknown property.
+		expect(r.resultText("extra")).toContain("verbose");
+	});
+
+	it("keeps an adapted tool's errors accurate: rescued when repairable, else pi's message with the text", async () => {
+		const r = await play([
+			{ id: "alias", name: "open_note", arguments: { file_path: "a.md" } },
+			{ id: "rescued", name: "open_note", rawArguments: JSON.stringify(JSON.stringify({ path: "b.md" })) },
+			{ id: "broken", name: "open_note", rawArguments: '{"path": "c.md' },
+		]);
+		expect(r.resultText("alias")).toContain('open_note received {"path":"a.md"}');
+		expect(r.resultText("rescued")).toContain('open_note received {"path":"b.md"}');
+		expect(countNotes(r.resultText("rescued"))).toBe(1);
+		expect(r.toolResult("broken")?.isError).toBe(true);
+		expect(r.resultText("broken")).toContain('{"path": "c.md');
+		expect(r.resultText("broken")).not.toContain("Received: {}");
+	});
+
+	it("changes nothing for valid calls: no note, the arguments as sent", async () => {
+		const r = await play([
+			{ id: "todo", name: "todo", arguments: { todos: [{ text: "a", done: true }] } },
+			{ id: "lookup", name: "lookup", arguments: { query: "q", limit: 3 } },
+		]);
+		expect(r.resultText("todo")).toBe('todo received {"todos":[{"text":"a","done":true}]}');
+		expect(r.resultText("lookup")).toBe('lookup received {"query":"q","limit":3}');
+	});
+
+	it("counts other owners' repairs in telemetry by owner kind, value-free", async () => {
+		const r = await play([{ id: "list", name: "todo", arguments: { todos: JSON.stringify([{ text: "secret" }]) } }]);
+		const records = r.telemetry().filter((record) => record.tool === "todo");
+		expect(records).toHaveLength(1);
+		expect(records[0]).toMatchObject({ outcome: "repaired", owner: "extension" });
+		expect(JSON.stringify(r.telemetry())).not.toContain("secret");
+	});
+});
+
+describe("codemode's nested calls of other owners' tools (codemodeRepair)", () => {
+	let run: PiSessionHarness | undefined;
+	let root: string | undefined;
+	afterEach(async () => {
+		await run?.dispose();
+		run = undefined;
+		if (root !== undefined) rmSync(root, { recursive: true, force: true });
+		root = undefined;
+	});
+
+	const code = [
+		'const listed = await tools.todo({ todos: JSON.stringify([{ text: "nested" }]) }).then(String, (e) => "failed: " + e.message);',
+		'const refused = await tools.lookup({ query: null }).then(String, (e) => "failed: " + e.message);',
+		'return "listed=" + listed + "\\nrefused=" + refused;',
+	].join("\n");
+
+	async function playWith(settings: Record<string, unknown>) {
+		root = mkdtempSync(join(tmpdir(), "pi-repair-compose-"));
+		writeFileSync(join(root, "settings.json"), JSON.stringify(settings));
+		const factories: InlineExtension[] = [repairExtension, composingExtension];
+		run = await startPiSession({ extensions: factories, codemode: true, tools: [...TOOLS, "codemode"], root });
+		await run.play([{ toolCalls: [{ id: "cm", name: "codemode", arguments: { code } }] }, { type: "echo" }]);
+		return run.resultText("cm");
+	}
+
+	it("repairs them when the setting is on, notes the parent once per repair and refuses what pi would coerce", async () => {
+		const text = await playWith({ codemodeRepair: true });
+		expect(text).toContain("Script completed");
+		expect(text).toContain('listed=todo received {"todos":[{"text":"nested"}]}');
+		expect(text).toMatch(/refused=failed: .*call it again/s);
+		expect(text).not.toContain("lookup received");
+		expect(countNotes(text)).toBe(1);
+	});
+
+	it("leaves them to pi when the setting is off (the default)", async () => {
+		const text = await playWith({});
+		expect(text).toContain("listed=failed:");
+		expect(countNotes(text)).toBe(0);
+	});
+});

@@ -1,0 +1,136 @@
+/**
+ * The no-silent-stops guard on its own: which messages it continues, the
+ * note it writes, at most once in a row and the per-session cap.
+ */
+import { Type } from "typebox";
+import { describe, expect, it } from "vitest";
+import {
+	CONTINUATION_MESSAGE_TYPE,
+	MAX_CONTINUATIONS_PER_SESSION,
+	SilentStopGuard,
+	type TurnEndView,
+} from "../../src/extension/continuation.ts";
+import { defaultDisplaySettings } from "../../src/extension/settings.ts";
+import type { RepairDisplaySettings } from "../../src/extension/types.ts";
+
+const glmRead = "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>secret-notes.md</arg_value>\n</tool_call>";
+
+function guard(overrides: Partial<RepairDisplaySettings> = {}, model = "glm-4.6") {
+	const settings = { ...defaultDisplaySettings(), ...overrides };
+	return new SilentStopGuard({
+		settings: () => settings,
+		modelId: () => model,
+		activeTools: () => ["read", "bash"],
+		toolSchemas: () => new Map([["read", Type.Object({ path: Type.String() })]]),
+	});
+}
+
+const assistant = (stopReason: string, content: unknown[]) => ({ role: "assistant", stopReason, content });
+const text = (value: string) => ({ type: "text", text: value });
+const ended = (toolResults: unknown[] = []): TurnEndView =>
+	({ outcome: "completed", toolResults, entries: [] }) as never;
+
+function noteOf(result: ReturnType<SilentStopGuard["onTurnEnd"]>): string {
+	const draft = result?.entries?.[0] as { customType?: string; content?: string; display?: boolean } | undefined;
+	expect(draft?.customType).toBe(CONTINUATION_MESSAGE_TYPE);
+	expect(draft?.display).toBe(false);
+	return draft?.content ?? "";
+}
+
+describe("SilentStopGuard", () => {
+	it("continues a phantom toolUse stop once", () => {
+		const g = guard({}, "claude-fable-5-1");
+		const phantom = assistant("toolUse", []);
+		g.noteAssistantMessage(phantom, phantom);
+		const result = g.onTurnEnd(ended());
+		expect(result?.continue).toBe(true);
+		expect(noteOf(result)).toContain("stop reason toolUse");
+	});
+
+	it("names the leaked tool and its shape, never the leaked values", () => {
+		const g = guard({ grammarRecovery: "strip" });
+		g.noteAssistantMessage(assistant("stop", [text(glmRead)]), assistant("stop", [text("")]));
+		const note = noteOf(g.onTurnEnd(ended()));
+		expect(note).toContain("(glm)");
+		expect(note).toContain("call it now with your native tool-calling mechanism");
+		expect(note).toContain("- path: string (required)");
+		expect(note).not.toContain("secret-notes");
+	});
+
+	it("lists the available tools for a leaked call to an unknown tool", () => {
+		const g = guard({ grammarRecovery: "observe" });
+		const leaked = assistant("stop", [text(glmRead.replace("read", "open_file"))]);
+		g.noteAssistantMessage(leaked, leaked);
+		expect(noteOf(g.onTurnEnd(ended()))).toContain(
+			'There is no tool named "open_file". The available tools are: read, bash.',
+		);
+	});
+
+	it("leaves alone a plain answer, a message with a call, a run tool, leaks in reasoning or quotes, and off mode", () => {
+		const cases: Array<[SilentStopGuard, unknown, TurnEndView]> = [
+			[guard(), assistant("stop", [text("Done.")]), ended()],
+			[guard(), assistant("toolUse", [{ type: "toolCall", id: "c", name: "read", arguments: {} }]), ended()],
+			[guard(), assistant("toolUse", []), ended([{ role: "toolResult" }])],
+			[guard(), assistant("stop", [{ type: "thinking", thinking: glmRead }, text("Done.")]), ended()],
+			[guard(), assistant("stop", [text(`\`\`\`\n${glmRead}\n\`\`\``)]), ended()],
+			[guard({ grammarRecovery: "off" }), assistant("stop", [text(glmRead)]), ended()],
+			[guard({}, "claude-opus-5"), assistant("stop", [text(glmRead)]), ended()],
+			[guard(), assistant("length", []), ended()],
+			[guard(), assistant("toolUse", []), { ...ended(), outcome: "error" }],
+		];
+		for (const [g, message, event] of cases) {
+			g.noteAssistantMessage(message, message);
+			expect(g.onTurnEnd(event), JSON.stringify(message)).toBeUndefined();
+		}
+	});
+
+	it("never continues twice in a row, and stops at the session cap until reset", () => {
+		const g = guard();
+		const phantom = assistant("toolUse", []);
+		const plain = assistant("stop", [text("ok")]);
+		g.noteAssistantMessage(phantom, phantom);
+		expect(g.onTurnEnd(ended())).toBeDefined();
+		g.noteAssistantMessage(phantom, phantom);
+		expect(g.onTurnEnd(ended())).toBeUndefined();
+		for (let index = 1; index < MAX_CONTINUATIONS_PER_SESSION; index++) {
+			g.noteAssistantMessage(phantom, phantom);
+			expect(g.onTurnEnd(ended())).toBeDefined();
+			g.noteAssistantMessage(plain, plain);
+			expect(g.onTurnEnd(ended())).toBeUndefined();
+		}
+		expect(g.count).toBe(MAX_CONTINUATIONS_PER_SESSION);
+		g.noteAssistantMessage(phantom, phantom);
+		expect(g.onTurnEnd(ended())).toBeUndefined();
+		g.reset();
+		g.noteAssistantMessage(phantom, phantom);
+		expect(g.onTurnEnd(ended())).toBeDefined();
+	});
+
+	it("keeps the entries earlier handlers proposed", () => {
+		const g = guard();
+		const phantom = assistant("toolUse", []);
+		g.noteAssistantMessage(phantom, phantom);
+		const earlier = { type: "custom", customType: "other" };
+		const result = g.onTurnEnd({ ...ended(), entries: [earlier] } as never);
+		expect(result?.entries?.[0]).toBe(earlier);
+		expect(result?.entries).toHaveLength(2);
+	});
+});
+
+describe("incomplete leak markup", () => {
+	// A DSML block cut off after its invoke line: strip-only debris, no complete call.
+	const opener = '<｜DSML｜function_calls>\n<｜DSML｜invoke name="write">';
+
+	it("continues when the cut-off markup was the whole reply", () => {
+		const g = guard({}, "deepseek-v4");
+		g.noteAssistantMessage(assistant("stop", [text(opener)]), assistant("stop", [text("")]));
+		expect(noteOf(g.onTurnEnd(ended()))).toContain("make the call now with your native tool-calling mechanism");
+	});
+
+	it("leaves an answer with prose around stray markup alone", () => {
+		const g = guard({}, "deepseek-v4");
+		const reply = assistant("stop", [text(`Here is the summary you asked for.\n${opener}`)]);
+		g.noteAssistantMessage(reply, reply);
+		expect(g.onTurnEnd(ended())).toBeUndefined();
+	});
+});

@@ -1,0 +1,165 @@
+/**
+ * The message_end pass over calls of tools the layer does not own, on
+ * messages shaped as pi-ai finishes them: valid calls untouched (same block,
+ * same arguments object), repairs written back with one note bound to the
+ * call ID, fail-open where pi would refuse anyway, refusal where pi's coercion
+ * would let a changed value through.
+ */
+import { parseToolCallArguments } from "@earendil-works/pi-ai";
+import type { ToolInfo } from "@earendil-works/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import { rescueMalformedArguments } from "../../src/extension/argument-rescue.ts";
+import { aliasesFor, parseToolAliases } from "../../src/extension/composition-settings.ts";
+import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
+import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
+import {
+	CallTargets,
+	piWouldAccept,
+	repairToolCalls,
+	rescueDepsFor,
+	type ToolSource,
+} from "../../src/extension/message-repair.ts";
+import { ModelTracker } from "../../src/extension/model-tracker.ts";
+import type { RepairDeps } from "../../src/extension/prepare.ts";
+import { defaultDisplaySettings } from "../../src/extension/settings.ts";
+import type { ToolOutcomeEvent } from "../../src/extension/types.ts";
+import { isArgumentsRefused } from "../../src/pi/refused-arguments.ts";
+import { LOOKUP_SCHEMA, TODO_SCHEMA } from "../fixtures/composing-extension.ts";
+
+function info(name: string, parameters: unknown, path = "/ext/composing.ts"): ToolInfo {
+	return {
+		name,
+		description: name,
+		parameters: parameters as never,
+		exposure: "direct",
+		sourceInfo: { path, source: "local", scope: "temporary", origin: "top-level" },
+	};
+}
+
+function setup(options: { aliases?: unknown; active?: string[] } = {}) {
+	const outcomes: ToolOutcomeEvent[] = [];
+	const feedback = new RepairFeedbackHub();
+	const deps: RepairDeps = {
+		settings: () => defaultDisplaySettings(),
+		model: new ModelTracker(),
+		telemetry: {
+			toolOutcome: (event) => outcomes.push(event),
+			toolObservation() {},
+			grammarRecovered() {},
+			grammarStripped() {},
+			grammarObserved() {},
+		},
+		feedback,
+		failures: new RepeatFailureTracker(),
+	};
+	const tools = [info("todo", TODO_SCHEMA), info("lookup", LOOKUP_SCHEMA, "builtin:mcp")];
+	const aliases = { toolAliases: parseToolAliases(options.aliases ?? {}) ?? new Map(), codemodeRepair: false };
+	let listed = 0;
+	const source: ToolSource = {
+		allTools: () => {
+			listed++;
+			return tools;
+		},
+		activeTools: () => options.active ?? ["todo", "lookup"],
+		ownRepairer: () => undefined,
+		knownOwnRepairer: () => undefined,
+		configuredAliases: (name) => aliasesFor(aliases, name),
+	};
+	const targets = new CallTargets(source, deps);
+	const pass = (message: ReturnType<typeof assistant>) => {
+		const target = targets.forMessage();
+		const rescued = rescueMalformedArguments(message, rescueDepsFor(target, feedback, undefined));
+		return repairToolCalls(rescued ?? message, target, feedback) ?? rescued;
+	};
+	return { pass, outcomes, feedback, listed: () => listed };
+}
+
+function call(id: string, name: string, args: Record<string, unknown>) {
+	return { type: "toolCall" as const, id, name, arguments: args };
+}
+
+function raw(id: string, name: string, text: string) {
+	return { type: "toolCall" as const, id, name, ...parseToolCallArguments(text) };
+}
+
+function assistant(content: unknown[], stopReason = "toolUse") {
+	return { role: "assistant", content, stopReason };
+}
+
+describe("the message_end pass for other owners' tools", () => {
+	it("leaves a message of valid calls alone and asks pi for its tools once", () => {
+		const { pass, outcomes, listed } = setup();
+		const message = assistant([
+			call("a", "todo", { todos: [{ text: "x" }] }),
+			call("b", "lookup", { query: "q" }),
+			call("c", "todo", { todos: [] }),
+		]);
+		expect(pass(message)).toBeUndefined();
+		expect(outcomes).toEqual([]);
+		expect(listed()).toBe(1);
+	});
+
+	it("writes a repair back, keeps other blocks by identity and binds one note to the call", () => {
+		const { pass, feedback, outcomes } = setup();
+		const untouched = call("ok", "lookup", { query: "q" });
+		const message = assistant([untouched, call("t", "todo", { todos: JSON.stringify([{ text: "x" }]) })]);
+		const result = pass(message);
+		expect(result?.content[0]).toBe(untouched);
+		expect(result?.content[1]).toEqual(call("t", "todo", { todos: [{ text: "x" }] }));
+		expect(message.content[1]).toEqual(call("t", "todo", { todos: JSON.stringify([{ text: "x" }]) }));
+		expect(feedback.lifecycle.peek("t")?.notes).toHaveLength(1);
+		expect(outcomes).toMatchObject([{ tool: "todo", outcome: "repaired", owner: "extension" }]);
+	});
+
+	it("rescues malformed text of any active tool, and counts an MCP tool as such", () => {
+		const { pass, outcomes } = setup();
+		const result = pass(assistant([raw("m", "lookup", JSON.stringify(JSON.stringify({ query: "q" })))]));
+		expect(result?.content[0]).toEqual(call("m", "lookup", { query: "q" }));
+		expect(outcomes).toMatchObject([{ tool: "lookup", outcome: "repaired", owner: "mcp" }]);
+	});
+
+	it("marks malformed text it cannot rescue, so pi's own message (with the text) stands", () => {
+		const { pass } = setup();
+		const block = raw("g", "todo", "add milk");
+		expect(pass(assistant([block]))).toBeUndefined();
+		expect(isArgumentsRefused(block.arguments)).toBe(true);
+		expect(JSON.stringify(block.arguments)).toBe("{}");
+	});
+
+	it("fails open where pi refuses anyway", () => {
+		const { pass } = setup();
+		const block = call("x", "lookup", { query: "q", verbose: true });
+		expect(pass(assistant([block]))).toBeUndefined();
+		expect(isArgumentsRefused(block.arguments)).toBe(false);
+	});
+
+	it.each([
+		["null into a required string", { query: null }],
+		["a list literal pi would wrap as one item", { query: "q", keys: "['a', 'b']" }],
+	])("refuses %s through argumentsError with the retry message", (_label, args) => {
+		const { pass } = setup();
+		expect(piWouldAccept("lookup", LOOKUP_SCHEMA, args)).toBe(true);
+		const result = pass(assistant([call("r", "lookup", args)]));
+		const block = result?.content[0] as { argumentsError?: string; arguments: object };
+		expect(block.argumentsError).toContain("call it again");
+		expect(block.arguments).toEqual(args);
+		expect(isArgumentsRefused(block.arguments)).toBe(true);
+	});
+
+	it("applies aliases only where the owner configured them", () => {
+		const without = setup();
+		expect(without.pass(assistant([call("a", "lookup", { q: "x" })]))).toBeUndefined();
+		const withAliases = setup({ aliases: { lookup: { query: ["q"] } } });
+		const result = withAliases.pass(assistant([call("a", "lookup", { q: "x" })]));
+		expect(result?.content[0]).toEqual(call("a", "lookup", { query: "x" }));
+	});
+
+	it("never touches calls of inactive or unknown tools, nor messages whose calls never run", () => {
+		const { pass } = setup({ active: ["lookup"] });
+		expect(pass(assistant([call("t", "todo", { todos: "[]" })]))).toBeUndefined();
+		expect(pass(assistant([call("u", "nope", { a: 1 })]))).toBeUndefined();
+		for (const stop of ["length", "error", "aborted"]) {
+			expect(pass(assistant([call("l", "lookup", { query: null })], stop))).toBeUndefined();
+		}
+	});
+});
