@@ -134,6 +134,15 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		modelId: () => model.id,
 		activeTools: () => pi.getActiveTools(),
 		toolSchemas: () => toolSchemas(pi),
+		onContinue: (stop) =>
+			contained("continuation:telemetry", () =>
+				deps.telemetry.continued?.({
+					model: model.id,
+					phantom: stop.phantom,
+					grammars: [...stop.grammars],
+					profile: settings.policyProfile,
+				}),
+			),
 	});
 	const settingsHost: SettingsHost = {
 		current: () => settings,

@@ -46,6 +46,8 @@ export const RULE = {
 	convertScalarToSchemaType: "convertScalarToSchemaType",
 	// the tool name: a leaked name renamed to the one active tool it matches (`repairToolNames`)
 	renameLeakedToolName: "renameLeakedToolName",
+	// the agent loop: a turn that ran nothing although the model meant to act is continued once
+	continueSilentStop: "continueSilentStop",
 	// containment: an internal error the layer caught at a boundary and failed closed on
 	containedError: "contained-error",
 } as const;
@@ -60,6 +62,7 @@ export type RuleStage =
 	| "preprocess"
 	| "schema-repair"
 	| "tool-name"
+	| "continuation"
 	| "containment"
 	| "grammar";
 
@@ -95,6 +98,7 @@ export const RULE_STAGE: Readonly<Record<RuleId, RuleStage>> = {
 	[RULE.wrapBareStringAsArray]: "schema-repair",
 	[RULE.convertScalarToSchemaType]: "schema-repair",
 	[RULE.renameLeakedToolName]: "tool-name",
+	[RULE.continueSilentStop]: "continuation",
 	[RULE.containedError]: "containment",
 };
 

@@ -30,6 +30,8 @@ export interface SilentStopDeps {
 	modelId(): string | undefined;
 	activeTools(): string[];
 	toolSchemas(): ReadonlyMap<string, unknown>;
+	/** Told of each continuation, for the value-free telemetry counter. */
+	onContinue?(stop: { phantom: boolean; grammars: readonly string[] }): void;
 }
 
 /** Why the last assistant message ran nothing. */
@@ -90,6 +92,7 @@ export class SilentStopGuard {
 			content: this.noteFor(pending),
 			display: false,
 		};
+		this.deps.onContinue?.({ phantom: pending.phantom, grammars: pending.grammars });
 		return { entries: [...event.entries, draft], continue: true };
 	}
 

@@ -103,8 +103,10 @@ export class StatsAccumulator {
 		stats.total++;
 		if (record.channel === "message") {
 			stats.messageEvents++;
-			const families = typeof record.grammar === "string" ? record.grammar : "unknown";
-			for (const family of families.split(",")) increment(stats.grammars, family);
+			// A continued phantom tool use has no grammar; its rule ID counts it.
+			const families =
+				typeof record.grammar === "string" ? record.grammar : record.outcome === "continued" ? "" : "unknown";
+			for (const family of families.split(",")) if (family !== "") increment(stats.grammars, family);
 		} else {
 			stats.toolEvents++;
 			const toolRow = row(stats.byTool, nameOr(record.tool));

@@ -36,6 +36,7 @@ import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
 import { errorCode } from "./fs-errors.ts";
 import type {
 	ContainedErrorEvent,
+	ContinuationEvent,
 	GrammarMessageEvent,
 	GrammarRecoveredEvent,
 	TelemetryRecorder,
@@ -113,7 +114,24 @@ export function createTelemetryRecorder(options: TelemetryRecorderOptions = {}):
 		grammarStripped: (event) => write((ts) => grammarStrippedRecord(ts, event)),
 		grammarObserved: (event) => write((ts) => grammarObservedRecord(ts, event)),
 		containedError: (event) => write((ts) => containedErrorRecord(ts, event)),
+		continued: (event) => write((ts) => continuationRecord(ts, event)),
 	};
+}
+
+/** G. A turn that ran nothing, continued once with a hidden note; the leak families when there were any. */
+export function continuationRecord(ts: string, event: ContinuationEvent): TelemetryRecord {
+	const record: TelemetryRecord = {
+		ts,
+		model: event.model,
+		outcome: "continued",
+		rules: [RULE.continueSilentStop],
+		channel: "message",
+		profile: event.profile,
+		stages: ["continuation"],
+		phantom: event.phantom,
+	};
+	if (event.grammars.length > 0) record.grammar = event.grammars.join(",");
+	return record;
 }
 
 /** F. An internal error contained at a boundary: a counter, with the boundary and the error's class name only. */

@@ -60,6 +60,14 @@ export interface GrammarMessageEvent {
 	profile: string;
 }
 
+/** A silent stop continued once: whether it was a phantom tool use, and the leak families seen; nothing else. */
+export interface ContinuationEvent {
+	model: string | undefined;
+	phantom: boolean;
+	grammars: string[];
+	profile: string;
+}
+
 /** An internal error contained at a boundary: the boundary's label and the error's class name, nothing else. */
 export interface ContainedErrorEvent {
 	label: string;
@@ -78,6 +86,8 @@ export interface TelemetryRecorder {
 	grammarObserved(event: GrammarMessageEvent): void;
 	/** Optional so a recorder written for an earlier version still fits. */
 	containedError?(event: ContainedErrorEvent): void;
+	/** Optional for the same reason. */
+	continued?(event: ContinuationEvent): void;
 }
 
 /** What the commands need from the running extension. */

@@ -68,6 +68,12 @@ describe("late-2026 failures through pi's real agent loop", () => {
 			(message) => (message as { customType?: string }).customType === CONTINUATION_MESSAGE_TYPE,
 		);
 		expect(notes).toHaveLength(1);
+		// One value-free counter record per continuation.
+		const continued = run.telemetry().filter((record) => record.outcome === "continued");
+		expect(continued).toEqual([
+			expect.objectContaining({ rules: ["continueSilentStop"], channel: "message", phantom: true }),
+		]);
+		expect(continued[0]).not.toHaveProperty("grammar");
 	});
 
 	it("does not continue a plain answer", async () => {
@@ -97,6 +103,10 @@ describe("late-2026 failures through pi's real agent loop", () => {
 		expect(note).toContain("- path: string (required)");
 		expect(note).not.toContain("notes.md");
 		expect(run.resultText("c2")).toContain("hello");
+		const continued = run.telemetry().filter((record) => record.outcome === "continued");
+		expect(continued).toEqual([expect.objectContaining({ grammar: "glm", phantom: false })]);
+		// The telemetry holds the family, never the leaked path.
+		expect(JSON.stringify(run.telemetry())).not.toContain("notes.md");
 	});
 
 	it("renames functions.read:0 to read when the setting is on, and leaves it to pi when off", async () => {
