@@ -136,10 +136,15 @@ describe("the message_end pass for other owners' tools", () => {
 	it.each([
 		["null into a required string", { query: null }],
 		["a list literal pi would wrap as one item", { query: "q", keys: "['a', 'b']" }],
-	])("refuses %s through argumentsError with the retry message", (_label, args) => {
+	])("refuses %s through argumentsError with the retry message, where pi would let it through", (_label, args) => {
 		const { pass } = setup();
-		expect(piWouldAccept("lookup", LOOKUP_SCHEMA, args)).toBe(true);
 		const result = pass(assistant([call("r", "lookup", args)]));
+		// pi 1.3 refuses a string where its plain JSON Schema wants an array, so there the call is
+		// left to pi's own message; later releases wrap it as one item, and the layer must refuse first.
+		if (!piWouldAccept("lookup", LOOKUP_SCHEMA, args)) {
+			expect(result).toBeUndefined();
+			return;
+		}
 		const block = result?.content[0] as { argumentsError?: string; arguments: object };
 		expect(block.argumentsError).toContain("call it again");
 		expect(block.arguments).toEqual(args);
