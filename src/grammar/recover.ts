@@ -27,7 +27,7 @@
 import { stableSerialize } from "../core/stable-serialize.ts";
 import { detectGrammarLeaks } from "./parse.ts";
 import { removeRanges } from "./ranges.ts";
-import { allIndexesOf, CaselessText, indexOfBefore, isWhitespace } from "./scan.ts";
+import { allIndexesOf, CaselessText, codeGreaterThan, indexOfBefore, isWhitespace } from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
 import { isSentinelFramed } from "./select.ts";
 import type {
@@ -78,7 +78,8 @@ function reasoningTags(lower: CaselessText): ReasoningTag[] {
 		for (const at of allIndexesOf(lower, needle)) {
 			let name = at + needle.length;
 			if (lower.startsWith("ing", name)) name += 3;
-			if (name < lower.length && lower.charCodeAt(name) !== 62 && !isWhitespace(lower.charCodeAt(name))) continue;
+			if (name < lower.length && lower.charCodeAt(name) !== codeGreaterThan && !isWhitespace(lower.charCodeAt(name)))
+				continue;
 			tags.push({ at, end: name, closing });
 		}
 	}

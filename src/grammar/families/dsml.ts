@@ -31,11 +31,18 @@ import {
 	argumentsFromJsonBody,
 	attributeValue,
 	type CaselessText,
+	codeBar,
+	codeEqual,
+	codeGreaterThan,
+	codeLessThan,
+	codeMinus,
+	codeNewline,
+	codeSlash,
+	defineOwn,
 	isIdentifierPart,
 	isWhitespace,
 	lowerTextOf,
 	parseJsonValueOrString,
-	setOwn,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -53,7 +60,6 @@ function closerKinds(opener: DsmlTagName): readonly DsmlTagName[] {
 
 const FULLWIDTH_BAR = 0xff5c;
 const DOUBLE_VERTICAL_LINE = 0x2016;
-const ASCII_BAR = 124;
 /** Whitespace allowed around the prefix's bars (the ASCII `< | DSML | x>` style). */
 const MAX_PREFIX_SPACE = 8;
 
@@ -71,7 +77,7 @@ interface DsmlTag {
 }
 
 function isBar(code: number): boolean {
-	return code === FULLWIDTH_BAR || code === ASCII_BAR || code === DOUBLE_VERTICAL_LINE;
+	return code === FULLWIDTH_BAR || code === codeBar || code === DOUBLE_VERTICAL_LINE;
 }
 
 /** Skips up to `MAX_PREFIX_SPACE` whitespace characters backwards from `i` (inclusive). */
@@ -91,12 +97,12 @@ function skipSpaceForward(text: string, i: number): number {
 function endsName(text: string, at: number): boolean {
 	if (at >= text.length) return true;
 	const next = text.charCodeAt(at);
-	return next === 62 || next === 60 || isWhitespace(next);
+	return next === codeGreaterThan || next === codeLessThan || isWhitespace(next);
 }
 
 /** Letters, digits, `_`, `-`, `=` (OpenHands/software-agent-sdk#4845's `r=execute_bash`), `/`. */
 function isDebrisNameChar(code: number): boolean {
-	return isIdentifierPart(code) || code === 45 || code === 61 || code === 47;
+	return isIdentifierPart(code) || code === codeMinus || code === codeEqual || code === codeSlash;
 }
 
 /** Reads the DSML tag whose `DSML` word starts at `word`, if there is one. */
@@ -110,11 +116,11 @@ function readTagAround(text: string, lower: CaselessText, word: number): DsmlTag
 	}
 	if (bars > 0) j = skipSpaceBack(text, j);
 	let closing = false;
-	if (text.charCodeAt(j) === 47) {
+	if (text.charCodeAt(j) === codeSlash) {
 		closing = true;
 		j--;
 	}
-	if (text.charCodeAt(j) !== 60) return undefined;
+	if (text.charCodeAt(j) !== codeLessThan) return undefined;
 	const start = j;
 	// Forwards: [ws] bars(1-2) [ws] name.
 	let i = skipSpaceForward(text, word + 4);
@@ -135,10 +141,10 @@ function readTagAround(text: string, lower: CaselessText, word: number): DsmlTag
 	let k = nameEnd;
 	while (k < text.length) {
 		const c = text.charCodeAt(k);
-		if (c === 62 || c === 60 || c === 10) break;
+		if (c === codeGreaterThan || c === codeLessThan || c === codeNewline) break;
 		k++;
 	}
-	const complete = text.charCodeAt(k) === 62;
+	const complete = text.charCodeAt(k) === codeGreaterThan;
 	return { start, end: complete ? k + 1 : k, name, closing, complete, attrStart: nameEnd, attrEnd: k };
 }
 
@@ -232,10 +238,10 @@ function parseInvoke(text: string, tags: DsmlTag[], tables: Tables, open: number
 		if (key !== undefined) {
 			const stringAttr = attributeValue(text, tag.attrStart, tag.attrEnd, "string");
 			if (stringAttr?.trim().toLowerCase() === "false") {
-				setOwn(args, key, parseJsonValueOrString(value.trim()));
-				setOwn(raw, key, value.trim());
+				defineOwn(args, key, parseJsonValueOrString(value.trim()));
+				defineOwn(raw, key, value.trim());
 			} else {
-				setOwn(args, key, value);
+				defineOwn(args, key, value);
 			}
 		}
 		k = end + 1;

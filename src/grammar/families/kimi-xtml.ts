@@ -29,11 +29,15 @@
  */
 import {
 	argumentsFromJsonBody,
+	codeMinus,
+	codeUnderscore,
+	defineOwn,
 	forwardFinder,
+	isAsciiLetter,
+	isDigit,
 	isPlainObject,
 	parseJsonValueOrString,
-	setOwn,
-	tryParseJson,
+	tryParse,
 } from "../scan.ts";
 import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -58,13 +62,7 @@ interface XtmlTag {
 }
 
 function isNameChar(code: number): boolean {
-	return (
-		(code >= 97 && code <= 122) ||
-		(code >= 65 && code <= 90) ||
-		(code >= 48 && code <= 57) ||
-		code === 95 ||
-		code === 45
-	);
+	return isAsciiLetter(code) || isDigit(code) || code === codeUnderscore || code === codeMinus;
 }
 
 /** Every XTML tag, ascending: one pass over the `<|` occurrences. */
@@ -135,8 +133,8 @@ function typedValue(raw: string, type: string): { ok: true; value: unknown } | {
 	if (type === "string") return { ok: true, value: raw };
 	const test = Object.hasOwn(TYPE_TESTS, type) ? TYPE_TESTS[type] : undefined;
 	if (!test) return { ok: false };
-	const parsed = tryParseJson(raw.trim());
-	return parsed.ok && test(parsed.value) ? parsed : { ok: false };
+	const value = tryParse(raw.trim());
+	return value !== undefined && test(value) ? { ok: true, value } : { ok: false };
 }
 
 interface XtmlCall {
@@ -175,19 +173,19 @@ function readCall(text: string, tags: readonly XtmlTag[], open: number, close: n
 			if (key === undefined || key === "" || Object.hasOwn(args, key)) return undefined;
 			const type = attribute(text, tag, "type")?.trim().toLowerCase();
 			if (type === undefined) {
-				setOwn(args, key, parseJsonValueOrString(body.trim()));
-				setOwn(raw, key, body.trim());
+				defineOwn(args, key, parseJsonValueOrString(body.trim()));
+				defineOwn(raw, key, body.trim());
 			} else {
 				const typed = typedValue(body, type);
 				if (!typed.ok) return undefined;
-				setOwn(args, key, typed.value);
+				defineOwn(args, key, typed.value);
 			}
 			sawArgument = true;
 		} else if (tag.name === "json") {
 			if (sawJson || sawArgument) return undefined;
 			const parsed = argumentsFromJsonBody(body);
 			if (Object.keys(parsed).length === 0 && body.trim() !== "{}") return undefined;
-			for (const [key, value] of Object.entries(parsed)) setOwn(args, key, value);
+			for (const [key, value] of Object.entries(parsed)) defineOwn(args, key, value);
 			sawJson = true;
 		} else {
 			return undefined;

@@ -26,7 +26,7 @@ import {
 	isDigit,
 	lowerTextOf,
 	readIdentifier,
-	tryParseJson,
+	tryParse,
 } from "../scan.ts";
 import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -92,7 +92,7 @@ export function kimiToolName(rawId: string): string | undefined {
 
 /** ARGS as an object; a JSON string holding the object (arguments encoded twice) is decoded once more. */
 function parseArguments(raw: string): Record<string, unknown> {
-	return argumentObjectOf(tryParseJson(raw.trim())) ?? {};
+	return argumentObjectOf(tryParse(raw.trim())) ?? {};
 }
 
 interface SectionFinders {

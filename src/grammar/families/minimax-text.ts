@@ -23,13 +23,13 @@
  * budgeted `BracketMatcher`.
  */
 import {
+	argumentsFromJsonText,
 	bracketMatcherFor,
 	type CaselessText,
+	codeOpenParenthesis,
 	lowerTextOf,
-	normalizeArgumentsObject,
 	readIdentifier,
 	skipWhitespace,
-	tryParseJson,
 } from "../scan.ts";
 import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -51,7 +51,7 @@ function functionsCallAt(text: string, at: number): FunctionsCall | undefined {
 	const ident = readIdentifier(text, at + FUNCTIONS.length);
 	if (!ident) return undefined;
 	const paren = skipWhitespace(text, ident.end);
-	return text.charCodeAt(paren) === 40 ? { at, name: ident.name, paren } : undefined;
+	return text.charCodeAt(paren) === codeOpenParenthesis ? { at, name: ident.name, paren } : undefined;
 }
 
 /** First `functions.NAME(` at or after the query offset; queries never move backwards. */
@@ -73,11 +73,6 @@ function functionsCallFinder(text: string, lower: CaselessText): (from: number) 
 		exhausted = true;
 		return undefined;
 	};
-}
-
-function parseArguments(inner: string): Record<string, unknown> {
-	const parsed = tryParseJson(inner.trim());
-	return (parsed.ok ? normalizeArgumentsObject(parsed.value) : undefined) ?? {};
 }
 
 /** End of the candidate: the closing fence when the call was fenced, then an optional closer tag. */
@@ -117,7 +112,7 @@ function parseBlocks(context: ScanContext): GrammarCandidate[] {
 		const end = rangeEnd(text, lower, opener, call, close);
 		out.push({
 			name: call.name,
-			arguments: parseArguments(text.slice(call.paren + 1, close - 1)),
+			arguments: argumentsFromJsonText(text.slice(call.paren + 1, close - 1)),
 			grammar: "minimax-text",
 			start: opener,
 			end,

@@ -19,11 +19,12 @@
  */
 import {
 	allIndexesOf,
+	codeGreaterThan,
+	defineOwn,
 	indexOfBefore,
 	lowerTextOf,
 	maybeParseJsonValue,
 	readIdentifier,
-	setOwn,
 	skipInlineSpace,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
@@ -97,8 +98,8 @@ function readParameters(
 		const key = text.slice(keyStart, gt).trim();
 		const value = text.slice(gt + 1, close).trim();
 		if (key !== "") {
-			setOwn(args, key, maybeParseJsonValue(value));
-			setOwn(raw, key, value);
+			defineOwn(args, key, maybeParseJsonValue(value));
+			defineOwn(raw, key, value);
 		}
 		at = firstAtOrAfter(index.parameterOpen, close + PARAMETER_CLOSE.length);
 	}
@@ -120,7 +121,7 @@ export function qwenFunctionsIn(
 		const nameStart = skipInlineSpace(text, at + FUNCTION_OPEN.length, to);
 		const ident = readIdentifier(text, nameStart);
 		const gt = ident ? skipInlineSpace(text, ident.end, to) : -1;
-		if (!ident || text.charCodeAt(gt) !== 62) {
+		if (!ident || text.charCodeAt(gt) !== codeGreaterThan) {
 			at = firstAtOrAfter(index.functionOpen, at + 1);
 			continue;
 		}
