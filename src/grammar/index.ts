@@ -6,6 +6,7 @@ export { GRAMMAR_RECOVERY_MODELS, modelLeaksGrammar } from "./models.ts";
 export { parseToolGrammarLeaks } from "./parse.ts";
 export { recoverGrammarLeaks } from "./recover.ts";
 export type {
+	ContainedErrorReporter,
 	GrammarName,
 	GrammarRecoveryMode,
 	GrammarRecoveryOptions,

@@ -21,8 +21,9 @@
  * call written without a sentinel (bare JSON, a `name(arg=…)` line) leaves the
  * text only by becoming a call.
  *
- * Never throws and never mutates the input: a failure returns the unchanged
- * result; changed parts and the message are shallow copies.
+ * Never throws and never mutates the input: an internal error is told to
+ * `options.onContainedError` and the unchanged result returned; changed parts
+ * and the message are shallow copies.
  */
 import { stableSerialize } from "../core/stable-serialize.ts";
 import { detectGrammarLeaks } from "./parse.ts";
@@ -146,7 +147,8 @@ export function recoverGrammarLeaks(
 ): GrammarRecoveryResult {
 	try {
 		return recoverOrThrow(message, options);
-	} catch {
+	} catch (error) {
+		options?.onContainedError?.("grammar:recover", error);
 		return unchangedResult(message);
 	}
 }

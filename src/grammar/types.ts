@@ -64,7 +64,7 @@ export interface ScanContext {
 	readonly enabled: ReadonlySet<GrammarName>;
 }
 
-/** One family's parser. Must be linear in `context.text.length` and must never throw. */
+/** One family's parser. Must be linear in `context.text.length`; a throw is a bug, contained and reported by the caller. */
 export type FamilyParser = (context: ScanContext) => GrammarCandidate[];
 
 export interface MinimalAssistantMessage {
@@ -78,6 +78,14 @@ export interface MinimalAssistantMessage {
 	stopReason?: string;
 	[key: string]: unknown;
 }
+
+/**
+ * Told of an internal error the grammar layer contained at its entry point
+ * (`label` names the entry point), so the caller can log and count it. Must
+ * not throw; what it records must carry no argument value (the error's
+ * message may quote one).
+ */
+export type ContainedErrorReporter = (label: string, error: unknown) => void;
 
 export interface GrammarRecoveryOptions {
 	mode: GrammarRecoveryMode;
@@ -96,6 +104,8 @@ export interface GrammarRecoveryOptions {
 	toolSchemas?: ReadonlyMap<string, unknown>;
 	/** Clock for promoted call IDs; default `Date.now`. */
 	now?: () => number;
+	/** Told of an internal error contained here (the message is then returned unchanged). */
+	onContainedError?: ContainedErrorReporter;
 }
 
 export interface GrammarRecoveryResult {

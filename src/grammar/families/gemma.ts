@@ -49,7 +49,7 @@ import {
 	skipWhitespace,
 	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const OPENER = "<|tool_call>";
 const CLOSER = "<tool_call|>";
@@ -190,7 +190,8 @@ function readBody(context: ScanContext, from: number): Parsed<JsonCall[]> | unde
 	return args ? { value: [{ name: name.name, arguments: args.value }], end: args.end } : undefined;
 }
 
-function parseBlocks(context: ScanContext): GrammarCandidate[] {
+/** Every Gemma call in the scanned text. */
+export function parseGemma(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
 	const out: GrammarCandidate[] = [];
 	const nextOpener = forwardFinder(text, OPENER);
@@ -220,11 +221,3 @@ function parseBlocks(context: ScanContext): GrammarCandidate[] {
 	}
 	return out;
 }
-
-export const parseGemma: FamilyParser = (context) => {
-	try {
-		return parseBlocks(context);
-	} catch {
-		return [];
-	}
-};

@@ -41,7 +41,7 @@ import {
 	skipWhitespace,
 	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const TOKENS = {
 	start: "<|start|>",
@@ -229,7 +229,8 @@ function readCall(context: ScanContext, at: number, header: Header, name: string
 	return { found, resume: end };
 }
 
-function parseMessages(context: ScanContext): GrammarCandidate[] {
+/** Every Harmony call in the scanned text. */
+export function parseHarmony(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
 	const out: GrammarCandidate[] = [];
 	let cursor = 0;
@@ -258,11 +259,3 @@ function parseMessages(context: ScanContext): GrammarCandidate[] {
 	}
 	return out;
 }
-
-export const parseHarmony: FamilyParser = (context) => {
-	try {
-		return parseMessages(context);
-	} catch {
-		return [];
-	}
-};

@@ -39,7 +39,7 @@ import {
 	parseJsonValueOrString,
 	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const OPEN = "<|open|>";
 const CLOSE = "<|close|>";
@@ -248,7 +248,8 @@ function thinkSpans(tags: readonly XtmlTag[], length: number): Array<{ start: nu
 	return spans;
 }
 
-function parseXtml(context: ScanContext): GrammarCandidate[] {
+/** Every Kimi K3 XTML call in the scanned text. */
+export function parseKimiXtml(context: ScanContext): GrammarCandidate[] {
 	const { text } = context;
 	const tags = findTags(text);
 	if (tags.length === 0) return [];
@@ -308,11 +309,3 @@ function parseXtml(context: ScanContext): GrammarCandidate[] {
 	}
 	return [...found, ...markers];
 }
-
-export const parseKimiXtml: FamilyParser = (context) => {
-	try {
-		return parseXtml(context);
-	} catch {
-		return [];
-	}
-};

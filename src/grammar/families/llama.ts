@@ -48,7 +48,7 @@ import {
 	splitTopLevel,
 	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 import { parseBareJsonCalls } from "./mistral.ts";
 
 const MARKER = "<|python_tag|>";
@@ -175,14 +175,6 @@ export function parsePythonStartCalls(context: ScanContext): GrammarCandidate[] 
 }
 
 /** Python-tag calls, then Llama 4 blocks, then bare JSON labelled `llama`. */
-export const parseLlama: FamilyParser = (context) => {
-	try {
-		return [
-			...parsePythonTagCalls(context),
-			...parsePythonStartCalls(context),
-			...parseBareJsonCalls(context, "llama"),
-		];
-	} catch {
-		return [];
-	}
-};
+export function parseLlama(context: ScanContext): GrammarCandidate[] {
+	return [...parsePythonTagCalls(context), ...parsePythonStartCalls(context), ...parseBareJsonCalls(context, "llama")];
+}

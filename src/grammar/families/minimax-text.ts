@@ -31,7 +31,7 @@ import {
 	readIdentifier,
 	skipWhitespace,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const OPENER = "<function_call>";
 const CLOSER = "</function_call>";
@@ -87,7 +87,8 @@ function rangeEnd(text: string, lower: CaselessText, opener: number, call: Funct
 	return end;
 }
 
-function parseBlocks(context: ScanContext): GrammarCandidate[] {
+/** Every MiniMax-Text-01 call in the scanned text. */
+export function parseMinimaxText(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
 	const lower = lowerTextOf(context);
 	const matcher = bracketMatcherFor(context);
@@ -121,11 +122,3 @@ function parseBlocks(context: ScanContext): GrammarCandidate[] {
 	}
 	return out;
 }
-
-export const parseMinimaxText: FamilyParser = (context) => {
-	try {
-		return parseBlocks(context);
-	} catch {
-		return [];
-	}
-};

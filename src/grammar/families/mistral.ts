@@ -40,7 +40,7 @@ import {
 	skipWhitespace,
 	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
+import type { GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
 
 const MARKER = "[TOOL_CALLS]";
 const CALL_ID = "[CALL_ID]";
@@ -192,10 +192,6 @@ export function parseMistralMarkers(context: ScanContext): GrammarCandidate[] {
 }
 
 /** Marker forms first, then bare JSON labelled `mistral` (the §2.6 collection order). */
-export const parseMistral: FamilyParser = (context) => {
-	try {
-		return [...parseMistralMarkers(context), ...parseBareJsonCalls(context, "mistral")];
-	} catch {
-		return [];
-	}
-};
+export function parseMistral(context: ScanContext): GrammarCandidate[] {
+	return [...parseMistralMarkers(context), ...parseBareJsonCalls(context, "mistral")];
+}

@@ -21,7 +21,7 @@ import {
 	lowerTextOf,
 	pythonicCallAtLine,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const OPENER = "<function_calls>";
 const CLOSER = "</function_calls>";
@@ -52,7 +52,8 @@ function callsInBody(
 	return calls;
 }
 
-function parseBlocks(context: ScanContext): GrammarCandidate[] {
+/** Every Olmo call in the scanned text. */
+export function parseOlmo(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
 	const lower = lowerTextOf(context);
 	const matcher = bracketMatcherFor(context);
@@ -74,11 +75,3 @@ function parseBlocks(context: ScanContext): GrammarCandidate[] {
 	}
 	return out;
 }
-
-export const parseOlmo: FamilyParser = (context) => {
-	try {
-		return parseBlocks(context);
-	} catch {
-		return [];
-	}
-};
