@@ -42,6 +42,7 @@ import {
 	isIdentifierPart,
 	isWhitespace,
 	lowerTextOf,
+	parameterElements,
 	parseJsonValueOrString,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
@@ -216,38 +217,25 @@ interface ParsedInvoke {
 }
 
 /** Arguments of one invoke whose opener is tag `open` and closer tag `close`. */
-function parseInvoke(text: string, tags: DsmlTag[], tables: Tables, open: number, close: number): ParsedInvoke {
+function readDsmlInvoke(text: string, tags: DsmlTag[], tables: Tables, open: number, close: number): ParsedInvoke {
 	const opener = tags[open] as DsmlTag;
 	const closer = tags[close] as DsmlTag;
 	const name = (attributeValue(text, opener.attrStart, opener.attrEnd, "name") ?? "").trim();
+	const parameters = parameterElements(text, tags, tables.closeParameter, open, close);
+	if (parameters === undefined) {
+		return { name, arguments: argumentsFromJsonBody(text.slice(opener.end, closer.start)), rawArguments: {} };
+	}
 	const args: Record<string, unknown> = {};
 	const raw: Record<string, string> = {};
-	let sawParameter = false;
-	let k = open + 1;
-	while (k < close) {
-		const tag = tags[k] as DsmlTag;
-		if (!tag.complete || tag.closing || tag.name !== "parameter") {
-			k++;
-			continue;
+	for (const parameter of parameters) {
+		// DSML marks non-strings with `string="false"`; any other value is the text verbatim.
+		if (parameter.stringAttr === "false") {
+			const value = parameter.value.trim();
+			defineOwn(args, parameter.key, parseJsonValueOrString(value));
+			defineOwn(raw, parameter.key, value);
+		} else {
+			defineOwn(args, parameter.key, parameter.value);
 		}
-		const end = tables.closeParameter[k + 1] ?? -1;
-		if (end === -1 || end >= close) break;
-		sawParameter = true;
-		const key = attributeValue(text, tag.attrStart, tag.attrEnd, "name");
-		const value = text.slice(tag.end, (tags[end] as DsmlTag).start);
-		if (key !== undefined) {
-			const stringAttr = attributeValue(text, tag.attrStart, tag.attrEnd, "string");
-			if (stringAttr?.trim().toLowerCase() === "false") {
-				defineOwn(args, key, parseJsonValueOrString(value.trim()));
-				defineOwn(raw, key, value.trim());
-			} else {
-				defineOwn(args, key, value);
-			}
-		}
-		k = end + 1;
-	}
-	if (!sawParameter) {
-		return { name, arguments: argumentsFromJsonBody(text.slice(opener.end, closer.start)), rawArguments: raw };
 	}
 	return { name, arguments: args, rawArguments: raw };
 }
@@ -288,7 +276,7 @@ export function parseDsmlBlocks(context: ScanContext): GrammarCandidate[] {
 		if (opener.name === "invoke") {
 			const close = tables.closeInvoke[k + 1] ?? -1;
 			if (close === -1) break;
-			const call = parseInvoke(text, tags, tables, k, close);
+			const call = readDsmlInvoke(text, tags, tables, k, close);
 			if (call.name !== "") found.push(candidateOf(call, opener.start, (tags[close] as DsmlTag).end));
 			k = close + 1;
 			continue;
@@ -320,7 +308,7 @@ export function parseDsmlBlocks(context: ScanContext): GrammarCandidate[] {
 			}
 			const close = tables.closeInvoke[j + 1] ?? -1;
 			if (close === -1 || close >= bodyEndTag) break;
-			const call = parseInvoke(text, tags, tables, j, close);
+			const call = readDsmlInvoke(text, tags, tables, j, close);
 			if (call.name !== "") found.push(candidateOf(call, opener.start, blockEnd));
 			j = close + 1;
 		}

@@ -51,6 +51,7 @@ import {
 	type MarkupTag,
 	maybeParseJsonValue,
 	nextCloserTable,
+	parameterElements,
 	parseJsonValueOrString,
 	skipInlineSpace,
 	skipWhitespace,
@@ -95,33 +96,21 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 	const closer = tags[close] as MarkupTag;
 	const name = attributeValue(text, opener.attrStart, opener.attrEnd, "name")?.trim();
 	if (!name) return undefined;
-	const args: Record<string, unknown> = {};
-	const raw: Record<string, string> = {};
-	let sawParameter = false;
-	let k = open + 1;
-	while (k < close) {
-		const tag = tags[k] as MarkupTag;
-		if (tag.closing || tag.name !== "parameter") {
-			k++;
-			continue;
-		}
-		const end = index.closeParameter[k + 1] ?? -1;
-		if (end === -1 || end >= close) break;
-		sawParameter = true;
-		const key = attributeValue(text, tag.attrStart, tag.attrEnd, "name");
-		if (key !== undefined) {
-			const value = text.slice(tag.end, (tags[end] as MarkupTag).start).trim();
-			const stringAttr = attributeValue(text, tag.attrStart, tag.attrEnd, "string")?.trim().toLowerCase();
-			defineOwn(args, key, stringAttr === "false" ? parseJsonValueOrString(value) : maybeParseJsonValue(value));
-			defineOwn(raw, key, value);
-		}
-		k = end + 1;
-	}
-	if (!sawParameter) {
+	const parameters = parameterElements(text, tags, index.closeParameter, open, close);
+	if (parameters === undefined) {
 		const body = text.slice(opener.end, closer.start);
 		const elements = elementArguments(body);
 		if (elements) return { name, arguments: elements.args, rawArguments: elements.raw };
-		return { name, arguments: argumentsFromJsonBody(body), rawArguments: raw };
+		return { name, arguments: argumentsFromJsonBody(body), rawArguments: {} };
+	}
+	const args: Record<string, unknown> = {};
+	const raw: Record<string, string> = {};
+	for (const parameter of parameters) {
+		// Values are trimmed and loosely coerced; `string="false"` asks for JSON outright.
+		const value = parameter.value.trim();
+		const read = parameter.stringAttr === "false" ? parseJsonValueOrString(value) : maybeParseJsonValue(value);
+		defineOwn(args, parameter.key, read);
+		defineOwn(raw, parameter.key, value);
 	}
 	return { name, arguments: args, rawArguments: raw };
 }

@@ -108,3 +108,61 @@ export function firstTagAtOrAfter(tags: readonly { start: number }[], offset: nu
 	}
 	return low;
 }
+
+/** A tag as the tag-list families hold it; `complete: false` marks a tag cut before its `>`. */
+export interface ListedTag {
+	start: number;
+	end: number;
+	name: string;
+	closing: boolean;
+	attrStart: number;
+	attrEnd: number;
+	complete?: boolean;
+}
+
+/** One `<parameter name="KEY" string="…">VALUE</parameter>` element, as written. */
+export interface ParameterElement {
+	key: string;
+	/** The text between the tags, untrimmed. */
+	value: string;
+	/** The `string` attribute, trimmed and lower-cased, when present. */
+	stringAttr: string | undefined;
+}
+
+/**
+ * The `<parameter name=…>` elements between the tags at indexes `open` and
+ * `close` of `tags` (the `<invoke>` form, plain or DSML-prefixed); `closers`
+ * gives for each index the next `</parameter>` at or after it. Undefined when
+ * no parameter element is closed inside, so the caller reads the body another
+ * way; an element without a `name` is passed over.
+ */
+export function parameterElements(
+	text: string,
+	tags: readonly ListedTag[],
+	closers: Int32Array,
+	open: number,
+	close: number,
+): ParameterElement[] | undefined {
+	let found: ParameterElement[] | undefined;
+	let k = open + 1;
+	while (k < close) {
+		const tag = tags[k] as ListedTag;
+		if (tag.complete === false || tag.closing || tag.name !== "parameter") {
+			k++;
+			continue;
+		}
+		const end = closers[k + 1] ?? -1;
+		if (end === -1 || end >= close) break;
+		found ??= [];
+		const key = attributeValue(text, tag.attrStart, tag.attrEnd, "name");
+		if (key !== undefined) {
+			found.push({
+				key,
+				value: text.slice(tag.end, (tags[end] as ListedTag).start),
+				stringAttr: attributeValue(text, tag.attrStart, tag.attrEnd, "string")?.trim().toLowerCase(),
+			});
+		}
+		k = end + 1;
+	}
+	return found;
+}
