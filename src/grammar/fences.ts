@@ -46,6 +46,7 @@ import {
 	codeSpace,
 	codeTab,
 	codeTilde,
+	firstIndexAtOrAfter,
 	forwardFinder,
 	isDigit,
 	lowerTextOf,
@@ -379,16 +380,9 @@ export function quotedRegions(text: string, lower = new CaselessText(text)): Quo
 	return regions.finish();
 }
 
-/** Index of the last region starting at or before `offset`, or -1. */
+/** Index of the last region starting at or before the whole-number `offset`, or -1. */
 function lastStartingAtOrBefore(starts: Int32Array, offset: number): number {
-	let low = 0;
-	let high = starts.length;
-	while (low < high) {
-		const mid = (low + high) >>> 1;
-		if ((starts[mid] ?? 0) <= offset) low = mid + 1;
-		else high = mid;
-	}
-	return low - 1;
+	return firstIndexAtOrAfter(starts, offset + 1) - 1;
 }
 
 /** The quoted test over a precomputed index: true when `offset` lies in a quoted region. */

@@ -28,7 +28,7 @@
 import { stableSerialize } from "../core/stable-serialize.ts";
 import { detectGrammarLeaks } from "./parse.ts";
 import { removeRanges } from "./ranges.ts";
-import { allIndexesOf, CaselessText, codeGreaterThan, indexOfBefore, isWhitespace } from "./scan.ts";
+import { allIndexesOf, CaselessText, codeGreaterThan, firstTagAtOrAfter, indexOfBefore, isWhitespace } from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
 import { isSentinelFramed } from "./select.ts";
 import type {
@@ -125,14 +125,7 @@ export function thinkSpans(text: string): Array<{ start: number; end: number }> 
  * one ends earlier still), so one binary search answers it.
  */
 function overlapsAny(candidate: GrammarCandidate, spans: ReadonlyArray<{ start: number; end: number }>): boolean {
-	let low = 0;
-	let high = spans.length;
-	while (low < high) {
-		const mid = (low + high) >>> 1;
-		if ((spans[mid]?.start ?? 0) < candidate.end) low = mid + 1;
-		else high = mid;
-	}
-	const last = spans[low - 1];
+	const last = spans[firstTagAtOrAfter(spans, candidate.end) - 1];
 	return last !== undefined && last.end > candidate.start;
 }
 

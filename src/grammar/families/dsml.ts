@@ -42,8 +42,10 @@ import {
 	isIdentifierPart,
 	isWhitespace,
 	lowerTextOf,
+	nextCloserTable,
 	parameterElements,
 	parseJsonValueOrString,
+	perContext,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -149,19 +151,12 @@ function readTagAround(text: string, lower: CaselessText, word: number): DsmlTag
 	return { start, end: complete ? k + 1 : k, name, closing, complete, attrStart: nameEnd, attrEnd: k };
 }
 
-const tagCache = new WeakMap<ScanContext, DsmlTag[]>();
-
 /** Every DSML tag in the text, ascending by start (computed once per context). */
-function findTags(context: ScanContext): DsmlTag[] {
-	const cached = tagCache.get(context);
-	if (cached) return cached;
+const findTags = perContext((context): DsmlTag[] => {
 	const tags: DsmlTag[] = [];
 	// Every tag has a bar right after its DSML word: without one, no search for the word.
 	const { text } = context;
-	if (!text.includes("|") && !text.includes("\uff5c") && !text.includes("\u2016")) {
-		tagCache.set(context, tags);
-		return tags;
-	}
+	if (!text.includes("|") && !text.includes("\uff5c") && !text.includes("\u2016")) return tags;
 	const lower = lowerTextOf(context);
 	let lastEnd = 0;
 	for (const word of allIndexesOf(lower, "dsml")) {
@@ -172,19 +167,8 @@ function findTags(context: ScanContext): DsmlTag[] {
 			lastEnd = tag.end;
 		}
 	}
-	tagCache.set(context, tags);
 	return tags;
-}
-
-/** `next[k]` = index of the first complete tag at or after `k` matching `test`, or -1. */
-function nextIndexTable(tags: DsmlTag[], test: (tag: DsmlTag) => boolean): Int32Array {
-	const next = new Int32Array(tags.length + 1).fill(-1);
-	for (let k = tags.length - 1; k >= 0; k--) {
-		const tag = tags[k];
-		next[k] = tag?.complete && test(tag) ? k : (next[k + 1] ?? -1);
-	}
-	return next;
-}
+});
 
 interface Tables {
 	/** Next complete closer of each envelope kind. */
@@ -201,11 +185,9 @@ function buildTables(tags: DsmlTag[]): Tables {
 		if (tag.complete && tag.closing && tag.name === "invoke") lastCloseInvoke = k;
 	});
 	return {
-		closeEnvelope: new Map(
-			[...ENVELOPES].map((kind) => [kind, nextIndexTable(tags, (t) => t.closing && t.name === kind)] as const),
-		),
-		closeInvoke: nextIndexTable(tags, (t) => t.closing && t.name === "invoke"),
-		closeParameter: nextIndexTable(tags, (t) => t.closing && t.name === "parameter"),
+		closeEnvelope: new Map([...ENVELOPES].map((kind) => [kind, nextCloserTable(tags, kind)] as const)),
+		closeInvoke: nextCloserTable(tags, "invoke"),
+		closeParameter: nextCloserTable(tags, "parameter"),
 		lastCloseInvoke,
 	};
 }

@@ -36,6 +36,7 @@ import {
 	isAsciiLetter,
 	isDigit,
 	isPlainObject,
+	nextCloserTable,
 	parseJsonValueOrString,
 	tryParse,
 } from "../scan.ts";
@@ -198,16 +199,6 @@ function readCall(text: string, tags: readonly XtmlTag[], open: number, close: n
 	return { name, arguments: args, rawArguments: raw };
 }
 
-/** Index of the first complete closer `name` at or after each tag index, or -1 (one backward pass). */
-function nextCloser(tags: readonly XtmlTag[], name: string): Int32Array {
-	const next = new Int32Array(tags.length + 1).fill(-1);
-	for (let k = tags.length - 1; k >= 0; k--) {
-		const tag = tags[k] as XtmlTag;
-		next[k] = tag.complete && tag.closing && tag.name === name ? k : (next[k + 1] ?? -1);
-	}
-	return next;
-}
-
 /** The calls of the block between tag indexes `open` and `close`, or undefined when one does not read. */
 function readBlock(text: string, tags: readonly XtmlTag[], closeCall: Int32Array, open: number, close: number) {
 	const calls: XtmlCall[] = [];
@@ -253,8 +244,8 @@ export function parseKimiXtml(context: ScanContext): GrammarCandidate[] {
 	const { text } = context;
 	const tags = findTags(text);
 	if (tags.length === 0) return [];
-	const closeTools = nextCloser(tags, "tools");
-	const closeCall = nextCloser(tags, "call");
+	const closeTools = nextCloserTable(tags, "tools");
+	const closeCall = nextCloserTable(tags, "call");
 	const think = thinkSpans(tags, text.length);
 	let span = 0;
 	const inThink = (offset: number): boolean => {

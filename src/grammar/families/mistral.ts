@@ -36,6 +36,7 @@ import {
 	codeColon,
 	codeOpeningBrace,
 	codeOpeningBracket,
+	perContext,
 	readIdentifier,
 	skipWhitespace,
 	tryParse,
@@ -81,8 +82,6 @@ function candidatesFromJson(jsonText: string, grammar: GrammarName, start: numbe
 	}));
 }
 
-const spanCache = new WeakMap<ScanContext, readonly BareJsonSpan[]>();
-
 interface BareJsonSpan {
 	start: number;
 	end: number;
@@ -107,9 +106,7 @@ export function parseBareJsonCalls(context: ScanContext, grammar: GrammarName): 
  * second family's bracket queries would only repeat answers the shared
  * matcher already holds.
  */
-function bareJsonSpans(context: ScanContext): readonly BareJsonSpan[] {
-	const cached = spanCache.get(context);
-	if (cached) return cached;
+const bareJsonSpans = perContext((context): readonly BareJsonSpan[] => {
 	const text = context.text;
 	const out: BareJsonSpan[] = [];
 	const matcher = bracketMatcherFor(context);
@@ -129,9 +126,8 @@ function bareJsonSpans(context: ScanContext): readonly BareJsonSpan[] {
 		out.push({ start: open, end });
 		cursor = end;
 	}
-	spanCache.set(context, out);
 	return out;
-}
+});
 
 /** Candidates of one `[TOOL_CALLS]` marker at `at`, and where scanning resumes. */
 function parseMarkerAt(context: ScanContext, at: number): { found: GrammarCandidate[]; resume: number } {

@@ -21,9 +21,11 @@ import {
 	allIndexesOf,
 	codeGreaterThan,
 	defineOwn,
+	firstIndexAtOrAfter,
 	indexOfBefore,
 	lowerTextOf,
 	maybeParseJsonValue,
+	perContext,
 	readIdentifier,
 	skipInlineSpace,
 } from "../scan.ts";
@@ -41,33 +43,19 @@ interface QwenIndex {
 	parameterClose: Int32Array;
 }
 
-const indexCache = new WeakMap<ScanContext, QwenIndex>();
-
-function indexOf(context: ScanContext): QwenIndex {
-	let index = indexCache.get(context);
-	if (!index) {
-		const lower = lowerTextOf(context);
-		index = {
-			functionOpen: allIndexesOf(lower, FUNCTION_OPEN),
-			functionClose: allIndexesOf(lower, FUNCTION_CLOSE),
-			parameterOpen: allIndexesOf(lower, PARAMETER_OPEN),
-			parameterClose: allIndexesOf(lower, PARAMETER_CLOSE),
-		};
-		indexCache.set(context, index);
-	}
-	return index;
-}
+const indexOf = perContext((context): QwenIndex => {
+	const lower = lowerTextOf(context);
+	return {
+		functionOpen: allIndexesOf(lower, FUNCTION_OPEN),
+		functionClose: allIndexesOf(lower, FUNCTION_CLOSE),
+		parameterOpen: allIndexesOf(lower, PARAMETER_OPEN),
+		parameterClose: allIndexesOf(lower, PARAMETER_CLOSE),
+	};
+});
 
 /** First value in the ascending `list` that is `>= offset`, or -1. */
 function firstAtOrAfter(list: Int32Array, offset: number): number {
-	let low = 0;
-	let high = list.length;
-	while (low < high) {
-		const mid = (low + high) >>> 1;
-		if ((list[mid] ?? 0) < offset) low = mid + 1;
-		else high = mid;
-	}
-	return list[low] ?? -1;
+	return list[firstIndexAtOrAfter(list, offset)] ?? -1;
 }
 
 /** A qwen function element with its offsets. */

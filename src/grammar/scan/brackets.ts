@@ -16,7 +16,6 @@
  * rather than the scan going quadratic. Real model output does not come near
  * the cap.
  */
-import type { ScanContext } from "../types.ts";
 import {
 	codeBackslash,
 	codeCloseParenthesis,
@@ -29,7 +28,7 @@ import {
 	codeSingleQuote,
 	isApostrophe,
 } from "./chars.ts";
-import { indexOfBefore, OffsetList } from "./cursor.ts";
+import { indexOfBefore, OffsetList, perContext } from "./cursor.ts";
 
 export type BracketKind = "{" | "[" | "(";
 
@@ -264,17 +263,8 @@ export class BracketMatcher {
 	}
 }
 
-const matcherCache = new WeakMap<ScanContext, BracketMatcher>();
-
 /** The context's shared bracket matcher (one per scanned text). */
-export function bracketMatcherFor(context: ScanContext): BracketMatcher {
-	let matcher = matcherCache.get(context);
-	if (matcher === undefined) {
-		matcher = new BracketMatcher(context.text);
-		matcherCache.set(context, matcher);
-	}
-	return matcher;
-}
+export const bracketMatcherFor = perContext((context) => new BracketMatcher(context.text));
 
 /** Index of the first `{` or `[` at or after `from` and before `limit`, or -1. */
 function firstJsonOpener(text: string, from: number, limit = text.length): number {

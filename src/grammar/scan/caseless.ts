@@ -4,9 +4,8 @@
  * ASCII case, and lower-casing a megabyte costs more than all the family
  * scans together, so the text is searched in place.
  */
-import type { ScanContext } from "../types.ts";
 import { caseOffset, codeBar, codeLessThan, codeSlash, isLowerLetter, isUpperLetter } from "./chars.ts";
-import { indexOfBefore, OffsetList } from "./cursor.ts";
+import { firstIndexAtOrAfter, indexOfBefore, OffsetList, perContext } from "./cursor.ts";
 
 /**
  * The text lower-cased with every offset kept: `toLowerCase` when it keeps
@@ -186,14 +185,7 @@ export class CaselessText {
 
 	/** First offset of `offsets` at or after `from` where `needle` matches and ends by `limit`, or -1. */
 	private firstTagMatch(offsets: Int32Array, needle: string, from: number, limit: number): number {
-		let low = 0;
-		let high = offsets.length;
-		while (low < high) {
-			const mid = (low + high) >>> 1;
-			if ((offsets[mid] ?? 0) < from) low = mid + 1;
-			else high = mid;
-		}
-		for (let i = low; i < offsets.length; i++) {
+		for (let i = firstIndexAtOrAfter(offsets, from); i < offsets.length; i++) {
 			const at = offsets[i] ?? 0;
 			if (at + needle.length > limit) return -1;
 			if (this.matchesAt(needle, at)) return at;
@@ -305,17 +297,8 @@ function anchorOf(needle: string): number {
 	return anchor === -1 ? needle.length : anchor;
 }
 
-const lowerCache = new WeakMap<ScanContext, CaselessText>();
-
 /** The context's text for case-insensitive literal search, built once per context. */
-export function lowerTextOf(context: ScanContext): CaselessText {
-	let lower = lowerCache.get(context);
-	if (lower === undefined) {
-		lower = new CaselessText(context.text);
-		lowerCache.set(context, lower);
-	}
-	return lower;
-}
+export const lowerTextOf = perContext((context) => new CaselessText(context.text));
 
 /** Every start offset of `needle` in `haystack` (non-overlapping, ascending). */
 export function allIndexesOf(

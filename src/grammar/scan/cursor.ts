@@ -3,6 +3,7 @@
  * lists and forward-only finders. Every helper moves one index forward and
  * never rescans what an earlier call already passed.
  */
+import type { ScanContext } from "../types.ts";
 import type { CaselessText } from "./caseless.ts";
 import { codeSpace, codeTab, isWhitespace } from "./chars.ts";
 
@@ -104,5 +105,34 @@ export function forwardFinder(haystack: Searchable, needle: string): (from: numb
 		lastFrom = from;
 		last = haystack.indexOf(needle, from);
 		return last;
+	};
+}
+
+/** Index of the first entry of the ascending `sorted` that is `>= value` (binary search), or `sorted.length`. */
+export function firstIndexAtOrAfter(sorted: ArrayLike<number>, value: number): number {
+	let low = 0;
+	let high = sorted.length;
+	while (low < high) {
+		const mid = (low + high) >>> 1;
+		if ((sorted[mid] ?? 0) < value) low = mid + 1;
+		else high = mid;
+	}
+	return low;
+}
+
+/**
+ * `build` memoized per scan context: every family step that asks for the
+ * same derived index of a text (its caseless view, its bracket matches, a
+ * family's tag list) shares the one built first.
+ */
+export function perContext<T>(build: (context: ScanContext) => T): (context: ScanContext) => T {
+	const cache = new WeakMap<ScanContext, T>();
+	return (context) => {
+		let value = cache.get(context);
+		if (value === undefined) {
+			value = build(context);
+			cache.set(context, value);
+		}
+		return value;
 	};
 }

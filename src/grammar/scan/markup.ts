@@ -87,17 +87,21 @@ export function findMarkupTags(lower: CaselessText, names: readonly string[]): M
 	return tags;
 }
 
-/** `table[k]` = index of the first tag at or after `k` that is the closer `</name>`, or -1. */
-export function nextCloserTable(tags: readonly MarkupTag[], name: string): Int32Array {
+/**
+ * `table[k]` = index of the first complete tag at or after `k` that is the
+ * closer `</name>`, or -1: one backward pass, so every closer lookup of a
+ * walk is a table read.
+ */
+export function nextCloserTable(tags: readonly ListedTag[], name: string): Int32Array {
 	const next = new Int32Array(tags.length + 1).fill(-1);
 	for (let k = tags.length - 1; k >= 0; k--) {
 		const tag = tags[k];
-		next[k] = tag?.closing && tag.name === name ? k : (next[k + 1] ?? -1);
+		next[k] = tag !== undefined && tag.complete !== false && tag.closing && tag.name === name ? k : (next[k + 1] ?? -1);
 	}
 	return next;
 }
 
-/** Index of the first tag whose start is `>= offset` (binary search), or `tags.length`. */
+/** Index of the first of the sorted `tags` (or spans) whose start is `>= offset` (binary search), or `tags.length`. */
 export function firstTagAtOrAfter(tags: readonly { start: number }[], offset: number): number {
 	let low = 0;
 	let high = tags.length;
@@ -110,13 +114,7 @@ export function firstTagAtOrAfter(tags: readonly { start: number }[], offset: nu
 }
 
 /** A tag as the tag-list families hold it; `complete: false` marks a tag cut before its `>`. */
-export interface ListedTag {
-	start: number;
-	end: number;
-	name: string;
-	closing: boolean;
-	attrStart: number;
-	attrEnd: number;
+export interface ListedTag extends MarkupTag {
 	complete?: boolean;
 }
 
