@@ -13,7 +13,7 @@
  * bars (`｜｜DSML｜｜`), U+2016 `‖` bars, ASCII `|` bars, and a complete
  * `invoke` at the root with no envelope at all (diegosouzapw/OmniRoute#13345).
  * An envelope `tool_calls` or `function_calls` closes at a `tool_calls`
- * closer first (the original contract), every newer envelope at its own kind.
+ * closer first (as DeepSeek V3 wrote it), every newer envelope at its own kind.
  *
  * Two steps, in collection order: complete blocks and root invokes (one
  * candidate per invoke; the calls of a block share its range) and dangling

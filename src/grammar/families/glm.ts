@@ -1,5 +1,5 @@
 /**
- * `glm`: Zhipu GLM's `<arg_key>`/`<arg_value>` call body (extension-contract §2.10).
+ * `glm`: Zhipu GLM's `<arg_key>`/`<arg_value>` call body.
  *
  *   <tool_call>write
  *   <arg_key>path</arg_key>

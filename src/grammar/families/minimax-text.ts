@@ -1,6 +1,5 @@
 /**
- * Family `minimax-text`: MiniMax-Text-01's TypeScript-style calls
- * (extension-contract §2.10).
+ * Family `minimax-text`: MiniMax-Text-01's TypeScript-style calls.
  *
  * Recognises `<function_call>` (ASCII case-insensitive) followed, before the
  * next `<function_call>`, by `functions.NAME(` … `)`, usually wrapped in a
@@ -10,7 +9,7 @@
  *     functions.read({"path": "CHANGELOG.md"})
  *     ```
  *
- * The text between the parens is a JSON object (normalized as §2.5), else the
+ * The text between the parens is a JSON object (normalized like every JSON argument body: a nested `arguments` is unwrapped), else the
  * call has `{}`. The range runs from `<function_call>` to the closing paren,
  * extended over the closing ``` when the call was opened inside a fence (the
  * original reached for the next ``` anywhere later, which could swallow prose

@@ -1,6 +1,6 @@
 /**
  * Family `mistral`: Mistral's `[TOOL_CALLS]` sentinel forms and the bare-JSON
- * call scan (extension-contract §2.10).
+ * call scan.
  *
  * Recognises
  * - `[TOOL_CALLS] [{"name": …, "arguments": {…}}, …]`: one call per object of
@@ -187,7 +187,7 @@ export function parseMistralMarkers(context: ScanContext): GrammarCandidate[] {
 	return out;
 }
 
-/** Marker forms first, then bare JSON labelled `mistral` (the §2.6 collection order). */
+/** Marker forms first, then bare JSON labelled `mistral` (collection order decides exact range ties at selection). */
 export function parseMistral(context: ScanContext): GrammarCandidate[] {
 	return [...parseMistralMarkers(context), ...parseBareJsonCalls(context, "mistral")];
 }

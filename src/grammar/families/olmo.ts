@@ -1,11 +1,10 @@
 /**
- * Family `olmo`: AllenAI OLMo 3's `<function_calls>` block of pythonic calls
- * (extension-contract §2.10).
+ * Family `olmo`: AllenAI OLMo 3's `<function_calls>` block of pythonic calls.
  *
  * Recognises `<function_calls>` … the next `</function_calls>` (ASCII
  * case-insensitive). Every line-leading pythonic call in the body is a call
- * (§2.5: keyword arguments only; `True`/`False`/`None` and JSON literals
- * both work); all calls of a block share the block's range. A block without
+ * (keyword arguments only; `True`/`False`/`None` and JSON literals both
+ * read as values); all calls of a block share the block's range. A block without
  * a closer, or without a call (an Anthropic-style `<invoke>` body, say),
  * yields nothing.
  *

@@ -1,5 +1,5 @@
 /**
- * `qwen`: Qwen3-Coder / Hermes function XML (extension-contract §2.10).
+ * `qwen`: Qwen3-Coder / Hermes function XML.
  *
  *   <tool_call>
  *   <function=bash>

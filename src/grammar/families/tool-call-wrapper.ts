@@ -1,6 +1,6 @@
 /**
  * The `<tool_call>…</tool_call>` / `<tools>…</tools>` wrapper scan shared by
- * `qwen`, `glm` and `granite` (extension-contract §2.10). A wrapper runs from
+ * `qwen`, `glm` and `granite`. A wrapper runs from
  * an opener to the first closer of the same tag name (lazy match); scanning
  * resumes after it. Its body is read, in this order, as:
  *

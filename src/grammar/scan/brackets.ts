@@ -276,7 +276,7 @@ function firstJsonOpener(text: string, from: number, limit = text.length): numbe
 }
 
 /**
- * The first balanced JSON-looking span in `text` at or after `from` (§2.5):
+ * The first balanced JSON-looking span in `text` at or after `from`:
  * the first `{` or `[` and its quote-aware matching closer before `limit`.
  * Undefined when that first opener is not closed. Pass a `matcher` (from
  * `bracketMatcherFor`) when calling repeatedly over the same text.
