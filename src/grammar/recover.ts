@@ -28,7 +28,16 @@
 import { stableSerialize } from "../core/stable-serialize.ts";
 import { detectGrammarLeaks } from "./parse.ts";
 import { removeRanges } from "./ranges.ts";
-import { allIndexesOf, CaselessText, codeGreaterThan, firstTagAtOrAfter, indexOfBefore, isWhitespace } from "./scan.ts";
+import {
+	allIndexesOf,
+	CaselessText,
+	codeGreaterThan,
+	defineOwn,
+	firstTagAtOrAfter,
+	indexOfBefore,
+	isPlainObject,
+	isWhitespace,
+} from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
 import { isSentinelFramed } from "./select.ts";
 import type {
@@ -194,11 +203,11 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 				!overlapsAny(candidate, spans) &&
 				(candidate.stripOnly === true || isAllowed(candidate.name) || stripUnknown),
 		);
-		const removed: GrammarCandidate[] = [];
+		const removed: Array<{ start: number; end: number }> = [];
 		for (const candidate of kept) {
 			const promoted = canPromote && promote(candidate);
 			if (!promoted && !isSentinelFramed(partText, candidate)) continue;
-			removed.push(candidate);
+			removed.push(...(promoted || candidate.markers === undefined ? [candidate] : candidate.markers));
 			strippedGrammars.add(candidate.grammar);
 		}
 		if (removed.length === 0) {
@@ -212,13 +221,11 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 
 	/** Collects the candidate's call when it may run and is new to this message; true when it was collected. */
 	function promote(candidate: GrammarCandidate): boolean {
-		if (candidate.stripOnly || !isAllowed(candidate.name)) return false;
-		if (Object.keys(candidate.arguments).length === 0) return false;
+		if (!isAllowed(candidate.name)) return false;
 		const schema = options.toolSchemas?.get(candidate.name);
-		const args =
-			schema === undefined
-				? candidate.arguments
-				: typeArgumentsFromSchema(candidate.arguments, schema, candidate.rawArguments);
+		const written = candidate.stripOnly ? soleFieldArguments(candidate.soleValue, schema) : candidate.arguments;
+		if (written === undefined || Object.keys(written).length === 0) return false;
+		const args = schema === undefined ? written : typeArgumentsFromSchema(written, schema, candidate.rawArguments);
 		const key = `${candidate.name}\u0000${stableSerialize(args)}`;
 		if (promotedKeys.has(key)) return false;
 		if (collected.length >= MAX_PROMOTED_CALLS_PER_MESSAGE) return false;
@@ -264,6 +271,24 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 		promotedCallIds,
 		message: next,
 	};
+}
+
+/**
+ * The arguments of a strip-only candidate that holds one value: the value
+ * under the tool's one property, when the schema has exactly one and it is a
+ * string named like the value's parameter (when one was written). Undefined
+ * otherwise: with two fields, or none known, the value could go elsewhere.
+ */
+function soleFieldArguments(sole: GrammarCandidate["soleValue"], schema: unknown): Record<string, unknown> | undefined {
+	if (sole === undefined || !isPlainObject(schema) || !isPlainObject(schema.properties)) return undefined;
+	const fields = Object.keys(schema.properties);
+	const field = fields[0];
+	if (fields.length !== 1 || field === undefined || (sole.key !== undefined && sole.key !== field)) return undefined;
+	const property = schema.properties[field];
+	if (!isPlainObject(property) || property.type !== "string") return undefined;
+	const args: Record<string, unknown> = {};
+	defineOwn(args, field, sole.value);
+	return args;
 }
 
 /** The string field a part is scanned by: `text` of a text part, `thinking` of a thinking part. */

@@ -50,6 +50,16 @@ export interface GrammarCandidate extends RecoveredToolCall {
 	 * that leave it out still work: values are then typed from what they are.
 	 */
 	rawArguments?: Record<string, string>;
+	/**
+	 * Collapsed DSML debris that names a tool and holds one value: the value,
+	 * and the parameter name written with it, if any. Such a candidate stays
+	 * strip-only; the driver runs it only when the tool's schema has exactly
+	 * one property, a string, named like the parameter when one is written:
+	 * then the value can go nowhere else.
+	 */
+	soleValue?: { value: string; key?: string };
+	/** What is stripped instead of the whole range when a `soleValue` candidate does not run: its tags, not its value. */
+	markers?: ReadonlyArray<{ start: number; end: number }>;
 }
 
 /** Shared, precomputed facts about one scanned text, handed to every family parser. */

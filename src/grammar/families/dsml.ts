@@ -15,11 +15,18 @@
  * An envelope `tool_calls` or `function_calls` closes at a `tool_calls`
  * closer first (as DeepSeek V3 wrote it), every newer envelope at its own kind.
  *
- * Two steps, in collection order: complete blocks and root invokes (one
- * candidate per invoke; the calls of a block share its range) and dangling
- * markers (every DSML tag, also a truncated one without `>`, and collapsed
- * debris such as `<｜DSML｜toolcall>` or `<｜DSML｜read_file>` whose name is
- * no DSML element, as a strip-only candidate: such debris never runs).
+ * Three steps, in collection order: complete blocks and root invokes (one
+ * candidate per invoke; the calls of a block share its range), collapsed
+ * debris calls, and dangling markers (every DSML tag, also a truncated one
+ * without `>`, and collapsed debris such as `<｜DSML｜toolcall>` whose name is
+ * no DSML element, as a strip-only candidate).
+ *
+ * A collapsed debris call is a debris tag naming a tool (`<｜DSML｜read_file>`,
+ * `<｜｜DSML｜｜r=execute_bash>`), one value (a plain line, or one
+ * `<parameter=KEY>` element) and the next DSML tag. It is strip-only too; it
+ * runs only when the tool's schema has a single string field (named KEY, when
+ * one is written), the one place the value can go. Otherwise its tags strip
+ * and the value stays.
  *
  * Linear: one pass finds every DSML tag from the occurrences of `dsml`; the
  * block walk then moves a cursor forward over that tag list, with closer
@@ -39,6 +46,7 @@ import {
 	codeNewline,
 	codeSlash,
 	defineOwn,
+	isIdentifier,
 	isIdentifierPart,
 	isWhitespace,
 	lowerTextOf,
@@ -74,6 +82,8 @@ interface DsmlTag {
 	closing: boolean;
 	/** The tag ends with `>`. */
 	complete: boolean;
+	/** Offset of the tag name (its end is `attrStart`). */
+	nameStart: number;
 	/** Offsets of the attribute text (after the name, before `>`). */
 	attrStart: number;
 	attrEnd: number;
@@ -148,7 +158,7 @@ function readTagAround(text: string, lower: CaselessText, word: number): DsmlTag
 		k++;
 	}
 	const complete = text.charCodeAt(k) === codeGreaterThan;
-	return { start, end: complete ? k + 1 : k, name, closing, complete, attrStart: nameEnd, attrEnd: k };
+	return { start, end: complete ? k + 1 : k, name, closing, complete, nameStart: i, attrStart: nameEnd, attrEnd: k };
 }
 
 /** Every DSML tag in the text, ascending by start (computed once per context). */
@@ -313,7 +323,79 @@ export function parseDsmlMarkers(context: ScanContext): GrammarCandidate[] {
 	return found;
 }
 
-/** Both DSML steps in collection order. */
+/** OpenHands' compact form writes the tool as `r=NAME` (OpenHands/software-agent-sdk#4845). */
+const COMPACT_TOOL_PREFIX = "r=";
+const PARAMETER_OPEN = "<parameter=";
+const PARAMETER_CLOSE = "</parameter>";
+
+/** The tool a collapsed debris tag names (`<｜DSML｜read_file>`, `<｜DSML｜r=execute_bash>`), if it names one. */
+function debrisToolName(text: string, tag: DsmlTag): string | undefined {
+	if (tag.name !== "debris" || !tag.complete || tag.closing || text.slice(tag.attrStart, tag.attrEnd).trim() !== "") {
+		return undefined;
+	}
+	let name = text.slice(tag.nameStart, tag.attrStart);
+	if (name.startsWith(COMPACT_TOOL_PREFIX)) name = name.slice(COMPACT_TOOL_PREFIX.length);
+	return isIdentifier(name) ? name : undefined;
+}
+
+/** One line of plain text: no markup, no code quote, no line break, not blank. */
+function isPlainLine(value: string): boolean {
+	return value !== "" && !value.includes("<") && !value.includes("`") && !value.includes("\n");
+}
+
+/**
+ * The one value of a debris body: the whole trimmed body when it is a plain
+ * line, or the value of exactly one `<parameter=KEY>VALUE</parameter>` (the
+ * compact form) with its key. Anything else holds no unambiguous value.
+ */
+function soleValueOf(body: string): { value: string; key?: string } | undefined {
+	const trimmed = body.trim();
+	if (isPlainLine(trimmed)) return { value: trimmed };
+	if (!trimmed.startsWith(PARAMETER_OPEN) || !trimmed.endsWith(PARAMETER_CLOSE)) return undefined;
+	const inner = trimmed.slice(PARAMETER_OPEN.length, trimmed.length - PARAMETER_CLOSE.length);
+	const gt = inner.indexOf(">");
+	const key = inner.slice(0, gt).trim();
+	const value = inner.slice(gt + 1).trim();
+	return gt !== -1 && isIdentifier(key) && isPlainLine(value) ? { value, key } : undefined;
+}
+
+/**
+ * Collapsed debris calls: a complete debris tag that names a tool, one value,
+ * and the next DSML tag, all outside quoted text. Strip-only like every
+ * debris tag; the driver alone decides, from the tool's schema, whether the
+ * value can go anywhere but one field (see `soleValue`).
+ */
+export function parseDsmlDebrisCalls(context: ScanContext): GrammarCandidate[] {
+	if (!context.text.includes("DSML")) return [];
+	const { text } = context;
+	const tags = findTags(context);
+	const found: GrammarCandidate[] = [];
+	for (let k = 0; k + 1 < tags.length; k++) {
+		const tag = tags[k] as DsmlTag;
+		const name = debrisToolName(text, tag);
+		const next = tags[k + 1] as DsmlTag;
+		if (name === undefined || !next.complete) continue;
+		const soleValue = soleValueOf(text.slice(tag.end, next.start));
+		if (soleValue === undefined || context.isInsideFence(tag.start) || context.isInsideFence(next.start)) continue;
+		found.push({
+			name,
+			arguments: {},
+			grammar: "dsml",
+			start: tag.start,
+			end: next.end,
+			stripOnly: true,
+			soleValue,
+			markers: [
+				{ start: tag.start, end: tag.end },
+				{ start: next.start, end: next.end },
+			],
+		});
+		k++;
+	}
+	return found;
+}
+
+/** The DSML steps in collection order. */
 export function parseDsml(context: ScanContext): GrammarCandidate[] {
-	return [...parseDsmlBlocks(context), ...parseDsmlMarkers(context)];
+	return [...parseDsmlBlocks(context), ...parseDsmlDebrisCalls(context), ...parseDsmlMarkers(context)];
 }
