@@ -21,6 +21,7 @@ import type { RepairFeedback } from "../core/types.ts";
 import { modelLeaksGrammar } from "../grammar/models.ts";
 import { recoverGrammarLeaks } from "../grammar/recover.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
+import { reportContainedError } from "./contained.ts";
 import type { RepairDisplaySettings, TelemetryRecorder } from "./types.ts";
 
 export interface GrammarLeakHandlerDeps {
@@ -105,6 +106,7 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 			const schemas = schemasFor(deps);
 			if (schemas) options.toolSchemas = schemas;
 			if (deps.now) options.now = deps.now;
+			options.onContainedError = (label, error) => reportContainedError(label, error, deps.telemetry);
 			const result = recoverGrammarLeaks(message, options);
 			if (!result.changed) {
 				if (result.observed) {

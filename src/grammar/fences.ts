@@ -31,16 +31,29 @@
  * and the literals (`` ` ``, `<pre`, `</pre`) are found by remembered forward
  * searches, so no stretch is searched twice. Each query is a binary search.
  */
-import { CaselessText, forwardFinder, lowerTextOf, OffsetList } from "./scan.ts";
+import {
+	CaselessText,
+	codeAsterisk,
+	codeBackslash,
+	codeBacktick,
+	codeCloseParenthesis,
+	codeDot,
+	codeGreaterThan,
+	codeLessThan,
+	codeMinus,
+	codePlus,
+	codeReturn,
+	codeSpace,
+	codeTab,
+	codeTilde,
+	firstIndexAtOrAfter,
+	forwardFinder,
+	isDigit,
+	lowerTextOf,
+	OffsetList,
+} from "./scan.ts";
 import type { GrammarName, ScanContext } from "./types.ts";
 import { GRAMMAR_NAMES } from "./types.ts";
-
-const BACKTICK = 96;
-const TILDE = 126;
-const SPACE = 32;
-const TAB = 9;
-const CR = 13;
-const BACKSLASH = 92;
 
 /** Sorted, disjoint quoted regions `[starts[i], ends[i])`. */
 export interface QuotedRegions {
@@ -59,7 +72,7 @@ function runLength(text: string, at: number, code: number, limit: number): numbe
 function isBlank(text: string, from: number, to: number): boolean {
 	for (let i = from; i < to; i++) {
 		const c = text.charCodeAt(i);
-		if (c !== SPACE && c !== TAB && c !== CR) return false;
+		if (c !== codeSpace && c !== codeTab && c !== codeReturn) return false;
 	}
 	return true;
 }
@@ -68,31 +81,30 @@ function isBlank(text: string, from: number, to: number): boolean {
 function listMarkerEnd(text: string, at: number, limit: number): number {
 	const c = text.charCodeAt(at);
 	let after = -1;
-	if (c === 45 || c === 42 || c === 43) after = at + 1;
+	if (c === codeMinus || c === codeAsterisk || c === codePlus) after = at + 1;
 	else {
 		let digits = at;
-		while (digits < limit && digits - at < 9 && text.charCodeAt(digits) >= 48 && text.charCodeAt(digits) <= 57)
-			digits++;
+		while (digits < limit && digits - at < 9 && isDigit(text.charCodeAt(digits))) digits++;
 		const close = text.charCodeAt(digits);
-		if (digits > at && (close === 46 || close === 41)) after = digits + 1;
+		if (digits > at && (close === codeDot || close === codeCloseParenthesis)) after = digits + 1;
 	}
 	if (after === -1) return -1;
 	if (after === limit) return after;
 	const next = text.charCodeAt(after);
-	if (next !== SPACE && next !== TAB) return -1;
+	if (next !== codeSpace && next !== codeTab) return -1;
 	let end = after;
-	while (end < limit && (text.charCodeAt(end) === SPACE || text.charCodeAt(end) === TAB)) end++;
+	while (end < limit && (text.charCodeAt(end) === codeSpace || text.charCodeAt(end) === codeTab)) end++;
 	return end;
 }
 
 /** The fence opened at `at` (run of 3+ backticks or tildes; a backtick info string holds no backtick). */
 function fenceAt(text: string, at: number, limit: number): { char: number; length: number } | undefined {
 	const char = text.charCodeAt(at);
-	if (char !== BACKTICK && char !== TILDE) return undefined;
+	if (char !== codeBacktick && char !== codeTilde) return undefined;
 	const length = runLength(text, at, char, limit);
 	if (length < 3) return undefined;
-	if (char === BACKTICK)
-		for (let i = at + length; i < limit; i++) if (text.charCodeAt(i) === BACKTICK) return undefined;
+	if (char === codeBacktick)
+		for (let i = at + length; i < limit; i++) if (text.charCodeAt(i) === codeBacktick) return undefined;
 	return { char, length };
 }
 
@@ -102,7 +114,7 @@ function preTagAt(lower: CaselessText, at: number, limit: number): boolean {
 	const next = at + 4;
 	if (next >= limit) return true;
 	const c = lower.charCodeAt(next);
-	return c === 62 || c === SPACE || c === TAB || c === CR;
+	return c === codeGreaterThan || c === codeSpace || c === codeTab || c === codeReturn;
 }
 
 /**
@@ -168,7 +180,7 @@ function addInlineRegions(
 	const runStart: number[] = [];
 	const runLengths: number[] = [];
 	for (let at = hasTick ? firstTick : -1; at !== -1 && at < to; ) {
-		const length = runLength(text, at, BACKTICK, to);
+		const length = runLength(text, at, codeBacktick, to);
 		runStart.push(at);
 		runLengths.push(length);
 		at = finders.backtick(at + length);
@@ -188,7 +200,7 @@ function addInlineRegions(
 	for (let i = 0; i < count; ) {
 		const start = runStart[i] ?? 0;
 		let escapes = 0;
-		while (start - escapes - 1 >= from && text.charCodeAt(start - escapes - 1) === BACKSLASH) escapes++;
+		while (start - escapes - 1 >= from && text.charCodeAt(start - escapes - 1) === codeBackslash) escapes++;
 		const escaped = escapes % 2 === 1;
 		const close = (escaped ? nextShorter[i] : nextSame[i]) ?? -1;
 		if (close === -1) {
@@ -244,7 +256,7 @@ export function quotedRegions(text: string, lower = new CaselessText(text)): Quo
 		if (mode === "fence") {
 			// Most fenced lines are content: only one opening with spaces or the fence character can close it.
 			const lead = text.charCodeAt(lineStart);
-			if (lead !== fenceChar && lead !== SPACE && lead !== TAB) {
+			if (lead !== fenceChar && lead !== codeSpace && lead !== codeTab) {
 				lineStart = next;
 				continue;
 			}
@@ -253,8 +265,8 @@ export function quotedRegions(text: string, lower = new CaselessText(text)): Quo
 		let first = lineStart;
 		while (first < lineEnd) {
 			const c = text.charCodeAt(first);
-			if (c === SPACE) column++;
-			else if (c === TAB) column += 4 - (column % 4);
+			if (c === codeSpace) column++;
+			else if (c === codeTab) column += 4 - (column % 4);
 			else break;
 			first++;
 		}
@@ -322,7 +334,7 @@ export function quotedRegions(text: string, lower = new CaselessText(text)): Quo
 			markers = true;
 		}
 		const c = text.charCodeAt(content);
-		if (c === 62) {
+		if (c === codeGreaterThan) {
 			closeParagraph();
 			mode = "quote";
 			regionStart = lineStart;
@@ -341,7 +353,7 @@ export function quotedRegions(text: string, lower = new CaselessText(text)): Quo
 			lineStart = next;
 			continue;
 		}
-		if (c === 60 && preTagAt(lower, content, lineEnd)) {
+		if (c === codeLessThan && preTagAt(lower, content, lineEnd)) {
 			closeParagraph();
 			const closer = preCloser(content + 4);
 			if (closer === -1) {
@@ -368,16 +380,9 @@ export function quotedRegions(text: string, lower = new CaselessText(text)): Quo
 	return regions.finish();
 }
 
-/** Index of the last region starting at or before `offset`, or -1. */
+/** Index of the last region starting at or before the whole-number `offset`, or -1. */
 function lastStartingAtOrBefore(starts: Int32Array, offset: number): number {
-	let low = 0;
-	let high = starts.length;
-	while (low < high) {
-		const mid = (low + high) >>> 1;
-		if ((starts[mid] ?? 0) <= offset) low = mid + 1;
-		else high = mid;
-	}
-	return low - 1;
+	return firstIndexAtOrAfter(starts, offset + 1) - 1;
 }
 
 /** The quoted test over a precomputed index: true when `offset` lies in a quoted region. */

@@ -1,11 +1,12 @@
 /**
- * `pi-repair-layer/grammar`: grammar-leak detection and recovery
- * (core-contract §1.4, extension-contract §2.1). Pure: no pi imports, no I/O.
+ * `pi-repair-layer/grammar`: grammar-leak detection and recovery, for tool
+ * calls a model wrote as text. Pure: no pi imports, no I/O.
  */
 export { GRAMMAR_RECOVERY_MODELS, modelLeaksGrammar } from "./models.ts";
 export { parseToolGrammarLeaks } from "./parse.ts";
 export { recoverGrammarLeaks } from "./recover.ts";
 export type {
+	ContainedErrorReporter,
 	GrammarName,
 	GrammarRecoveryMode,
 	GrammarRecoveryOptions,

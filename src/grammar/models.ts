@@ -1,7 +1,7 @@
 /**
- * Which models print tool calls as text (extension-contract §2.1, decisions
- * §5.1). Short, anchored-free literal patterns tested once per message, so
- * there is no backtracking concern.
+ * Which models print tool calls as text, so recovery runs only where leaks
+ * are known to happen. Short, anchored-free literal patterns tested once per
+ * message, so there is no backtracking concern.
  */
 
 /** Case-insensitive model-id patterns of families known to leak their tool grammar. */

@@ -1,15 +1,15 @@
 /**
  * `parseToolGrammarLeaks` and the shared detection step the driver builds on:
- * run the enabled family steps over one text, drop empty and fenced
- * candidates, select (§2.6 + decisions §4.4).
+ * run the enabled family steps over one text, drop empty and quoted
+ * candidates, then keep one candidate per overlapping range.
  *
- * A step that throws (it never should) is treated as having found nothing,
- * so one family's bug cannot break another's detection.
+ * A family step that throws (a bug) is not caught here: the public entry
+ * points contain it once and report it to their caller.
  */
 import { FAMILY_STEPS } from "./families/index.ts";
 import { createScanContext } from "./fences.ts";
 import { selectCandidates } from "./select.ts";
-import type { GrammarCandidate, GrammarName, RecoveredToolCall, ScanContext } from "./types.ts";
+import type { ContainedErrorReporter, GrammarCandidate, GrammarName, RecoveredToolCall, ScanContext } from "./types.ts";
 import { GRAMMAR_NAMES } from "./types.ts";
 
 /** Every raw candidate of the enabled steps, in collection order. */
@@ -17,13 +17,7 @@ export function collectCandidates(context: ScanContext): GrammarCandidate[] {
 	const found: GrammarCandidate[] = [];
 	for (const step of FAMILY_STEPS) {
 		if (!step.grammars.some((g) => context.enabled.has(g))) continue;
-		let candidates: GrammarCandidate[];
-		try {
-			candidates = step.parse(context);
-		} catch {
-			continue;
-		}
-		for (const candidate of candidates) {
+		for (const candidate of step.parse(context)) {
 			if (!context.enabled.has(candidate.grammar)) continue;
 			if (!(candidate.end > candidate.start) || context.isInsideFence(candidate.start)) continue;
 			found.push(candidate);
@@ -46,13 +40,22 @@ export function detectGrammarLeaks(text: string, grammars?: Iterable<GrammarName
 	return selectCandidates(collectCandidates(context), text);
 }
 
-/** The calls written as text in `text`: no gates, no stripping; strip-only markers are left out. */
-export function parseToolGrammarLeaks(text: string, grammars?: Iterable<GrammarName>): RecoveredToolCall[] {
+/**
+ * The calls written as text in `text`: no gates, no stripping; strip-only
+ * markers are left out. Never throws: an internal error is told to
+ * `onContainedError` and the answer is no calls.
+ */
+export function parseToolGrammarLeaks(
+	text: string,
+	grammars?: Iterable<GrammarName>,
+	onContainedError?: ContainedErrorReporter,
+): RecoveredToolCall[] {
 	try {
 		return detectGrammarLeaks(text, grammars)
 			.filter((candidate) => !candidate.stripOnly)
 			.map((candidate) => ({ name: candidate.name, arguments: candidate.arguments, grammar: candidate.grammar }));
-	} catch {
+	} catch (error) {
+		onContainedError?.("grammar:parse", error);
 		return [];
 	}
 }

@@ -7,6 +7,7 @@
  * Linear and regex-free: a forward copy, then one pass for the tidy-up (a
  * pattern like `[ \t]+\n` would rescan long space runs and go quadratic).
  */
+import { codeNewline, codeSpace, codeTab } from "./scan.ts";
 
 export interface TextRange {
 	start: number;
@@ -35,13 +36,13 @@ export function dropSpaceBeforeNewlines(text: string): string {
 	let i = 0;
 	while (i < text.length) {
 		const c = text.charCodeAt(i);
-		if (c !== 32 && c !== 9) {
+		if (c !== codeSpace && c !== codeTab) {
 			i++;
 			continue;
 		}
 		let j = i + 1;
-		while (j < text.length && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
-		if (j < text.length && text.charCodeAt(j) === 10) {
+		while (j < text.length && (text.charCodeAt(j) === codeSpace || text.charCodeAt(j) === codeTab)) j++;
+		if (j < text.length && text.charCodeAt(j) === codeNewline) {
 			out.push(text.slice(chunkStart, i));
 			chunkStart = j;
 		}
@@ -57,12 +58,12 @@ export function capNewlineRuns(text: string): string {
 	let chunkStart = 0;
 	let i = 0;
 	while (i < text.length) {
-		if (text.charCodeAt(i) !== 10) {
+		if (text.charCodeAt(i) !== codeNewline) {
 			i++;
 			continue;
 		}
 		let j = i + 1;
-		while (j < text.length && text.charCodeAt(j) === 10) j++;
+		while (j < text.length && text.charCodeAt(j) === codeNewline) j++;
 		if (j - i >= 3) {
 			out.push(text.slice(chunkStart, i), "\n\n");
 			chunkStart = j;

@@ -21,13 +21,23 @@
  * call written without a sentinel (bare JSON, a `name(arg=…)` line) leaves the
  * text only by becoming a call.
  *
- * Never throws and never mutates the input: a failure returns the unchanged
- * result; changed parts and the message are shallow copies.
+ * Never throws and never mutates the input: an internal error is told to
+ * `options.onContainedError` and the unchanged result returned; changed parts
+ * and the message are shallow copies.
  */
 import { stableSerialize } from "../core/stable-serialize.ts";
 import { detectGrammarLeaks } from "./parse.ts";
 import { removeRanges } from "./ranges.ts";
-import { allIndexesOf, CaselessText, indexOfBefore, isWhitespace } from "./scan.ts";
+import {
+	allIndexesOf,
+	CaselessText,
+	codeGreaterThan,
+	defineOwn,
+	firstTagAtOrAfter,
+	indexOfBefore,
+	isPlainObject,
+	isWhitespace,
+} from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
 import { isSentinelFramed } from "./select.ts";
 import type {
@@ -78,7 +88,8 @@ function reasoningTags(lower: CaselessText): ReasoningTag[] {
 		for (const at of allIndexesOf(lower, needle)) {
 			let name = at + needle.length;
 			if (lower.startsWith("ing", name)) name += 3;
-			if (name < lower.length && lower.charCodeAt(name) !== 62 && !isWhitespace(lower.charCodeAt(name))) continue;
+			if (name < lower.length && lower.charCodeAt(name) !== codeGreaterThan && !isWhitespace(lower.charCodeAt(name)))
+				continue;
 			tags.push({ at, end: name, closing });
 		}
 	}
@@ -123,14 +134,7 @@ export function thinkSpans(text: string): Array<{ start: number; end: number }> 
  * one ends earlier still), so one binary search answers it.
  */
 function overlapsAny(candidate: GrammarCandidate, spans: ReadonlyArray<{ start: number; end: number }>): boolean {
-	let low = 0;
-	let high = spans.length;
-	while (low < high) {
-		const mid = (low + high) >>> 1;
-		if ((spans[mid]?.start ?? 0) < candidate.end) low = mid + 1;
-		else high = mid;
-	}
-	const last = spans[low - 1];
+	const last = spans[firstTagAtOrAfter(spans, candidate.end) - 1];
 	return last !== undefined && last.end > candidate.start;
 }
 
@@ -145,7 +149,8 @@ export function recoverGrammarLeaks(
 ): GrammarRecoveryResult {
 	try {
 		return recoverOrThrow(message, options);
-	} catch {
+	} catch (error) {
+		options?.onContainedError?.("grammar:recover", error);
 		return unchangedResult(message);
 	}
 }
@@ -198,11 +203,11 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 				!overlapsAny(candidate, spans) &&
 				(candidate.stripOnly === true || isAllowed(candidate.name) || stripUnknown),
 		);
-		const removed: GrammarCandidate[] = [];
+		const removed: Array<{ start: number; end: number }> = [];
 		for (const candidate of kept) {
 			const promoted = canPromote && promote(candidate);
 			if (!promoted && !isSentinelFramed(partText, candidate)) continue;
-			removed.push(candidate);
+			removed.push(...(promoted || candidate.markers === undefined ? [candidate] : candidate.markers));
 			strippedGrammars.add(candidate.grammar);
 		}
 		if (removed.length === 0) {
@@ -216,13 +221,11 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 
 	/** Collects the candidate's call when it may run and is new to this message; true when it was collected. */
 	function promote(candidate: GrammarCandidate): boolean {
-		if (candidate.stripOnly || !isAllowed(candidate.name)) return false;
-		if (Object.keys(candidate.arguments).length === 0) return false;
+		if (!isAllowed(candidate.name)) return false;
 		const schema = options.toolSchemas?.get(candidate.name);
-		const args =
-			schema === undefined
-				? candidate.arguments
-				: typeArgumentsFromSchema(candidate.arguments, schema, candidate.rawArguments);
+		const written = candidate.stripOnly ? soleFieldArguments(candidate.soleValue, schema) : candidate.arguments;
+		if (written === undefined || Object.keys(written).length === 0) return false;
+		const args = schema === undefined ? written : typeArgumentsFromSchema(written, schema, candidate.rawArguments);
 		const key = `${candidate.name}\u0000${stableSerialize(args)}`;
 		if (promotedKeys.has(key)) return false;
 		if (collected.length >= MAX_PROMOTED_CALLS_PER_MESSAGE) return false;
@@ -268,6 +271,24 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 		promotedCallIds,
 		message: next,
 	};
+}
+
+/**
+ * The arguments of a strip-only candidate that holds one value: the value
+ * under the tool's one property, when the schema has exactly one and it is a
+ * string named like the value's parameter (when one was written). Undefined
+ * otherwise: with two fields, or none known, the value could go elsewhere.
+ */
+function soleFieldArguments(sole: GrammarCandidate["soleValue"], schema: unknown): Record<string, unknown> | undefined {
+	if (sole === undefined || !isPlainObject(schema) || !isPlainObject(schema.properties)) return undefined;
+	const fields = Object.keys(schema.properties);
+	const field = fields[0];
+	if (fields.length !== 1 || field === undefined || (sole.key !== undefined && sole.key !== field)) return undefined;
+	const property = schema.properties[field];
+	if (!isPlainObject(property) || property.type !== "string") return undefined;
+	const args: Record<string, unknown> = {};
+	defineOwn(args, field, sole.value);
+	return args;
 }
 
 /** The string field a part is scanned by: `text` of a text part, `thinking` of a thinking part. */

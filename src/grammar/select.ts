@@ -15,6 +15,8 @@
  * other unless identical, so one "furthest kept end" answers every overlap
  * question.
  */
+
+import { codeNewline, codeReturn, codeSpace, codeTab } from "./scan.ts";
 import type { GrammarCandidate } from "./types.ts";
 
 function byStartThenLongest(a: GrammarCandidate, b: GrammarCandidate): number {
@@ -65,18 +67,18 @@ const SENTINEL_OPENINGS = ["<", "[TOOL_CALLS]"] as const;
 /** True when the candidate's text opens with a leak sentinel (after inline spaces). */
 export function isSentinelFramed(text: string, candidate: GrammarCandidate): boolean {
 	let at = candidate.start;
-	while (at < candidate.end && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 9)) at++;
+	while (at < candidate.end && (text.charCodeAt(at) === codeSpace || text.charCodeAt(at) === codeTab)) at++;
 	return SENTINEL_OPENINGS.some((opening) => text.startsWith(opening, at));
 }
 
 /** True when text other than spaces stands on the candidate's first line before it and on its last line after it. */
 function standsInSentence(text: string, candidate: GrammarCandidate): boolean {
 	let before = candidate.start - 1;
-	while (before >= 0 && (text.charCodeAt(before) === 32 || text.charCodeAt(before) === 9)) before--;
-	if (before < 0 || text.charCodeAt(before) === 10 || text.charCodeAt(before) === 13) return false;
+	while (before >= 0 && (text.charCodeAt(before) === codeSpace || text.charCodeAt(before) === codeTab)) before--;
+	if (before < 0 || text.charCodeAt(before) === codeNewline || text.charCodeAt(before) === codeReturn) return false;
 	let after = candidate.end;
-	while (after < text.length && (text.charCodeAt(after) === 32 || text.charCodeAt(after) === 9)) after++;
-	return after < text.length && text.charCodeAt(after) !== 10 && text.charCodeAt(after) !== 13;
+	while (after < text.length && (text.charCodeAt(after) === codeSpace || text.charCodeAt(after) === codeTab)) after++;
+	return after < text.length && text.charCodeAt(after) !== codeNewline && text.charCodeAt(after) !== codeReturn;
 }
 
 /** Drops unframed candidates that stand inside a sentence: that is prose mentioning JSON, not a call. */

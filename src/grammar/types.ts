@@ -50,6 +50,16 @@ export interface GrammarCandidate extends RecoveredToolCall {
 	 * that leave it out still work: values are then typed from what they are.
 	 */
 	rawArguments?: Record<string, string>;
+	/**
+	 * Collapsed DSML debris that names a tool and holds one value: the value,
+	 * and the parameter name written with it, if any. Such a candidate stays
+	 * strip-only; the driver runs it only when the tool's schema has exactly
+	 * one property, a string, named like the parameter when one is written:
+	 * then the value can go nowhere else.
+	 */
+	soleValue?: { value: string; key?: string };
+	/** What is stripped instead of the whole range when a `soleValue` candidate does not run: its tags, not its value. */
+	markers?: ReadonlyArray<{ start: number; end: number }>;
 }
 
 /** Shared, precomputed facts about one scanned text, handed to every family parser. */
@@ -64,7 +74,7 @@ export interface ScanContext {
 	readonly enabled: ReadonlySet<GrammarName>;
 }
 
-/** One family's parser. Must be linear in `context.text.length` and must never throw. */
+/** One family's parser. Must be linear in `context.text.length`; a throw is a bug, contained and reported by the caller. */
 export type FamilyParser = (context: ScanContext) => GrammarCandidate[];
 
 export interface MinimalAssistantMessage {
@@ -78,6 +88,14 @@ export interface MinimalAssistantMessage {
 	stopReason?: string;
 	[key: string]: unknown;
 }
+
+/**
+ * Told of an internal error the grammar layer contained at its entry point
+ * (`label` names the entry point), so the caller can log and count it. Must
+ * not throw; what it records must carry no argument value (the error's
+ * message may quote one).
+ */
+export type ContainedErrorReporter = (label: string, error: unknown) => void;
 
 export interface GrammarRecoveryOptions {
 	mode: GrammarRecoveryMode;
@@ -96,6 +114,8 @@ export interface GrammarRecoveryOptions {
 	toolSchemas?: ReadonlyMap<string, unknown>;
 	/** Clock for promoted call IDs; default `Date.now`. */
 	now?: () => number;
+	/** Told of an internal error contained here (the message is then returned unchanged). */
+	onContainedError?: ContainedErrorReporter;
 }
 
 export interface GrammarRecoveryResult {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
 import {
 	createGrammarLeakHandler,
@@ -6,6 +6,7 @@ import {
 	grammarRecoveryNote,
 } from "../../src/extension/grammar-leaks.ts";
 import type { RepairDisplaySettings, TelemetryRecorder } from "../../src/extension/types.ts";
+import { FAMILY_STEPS } from "../../src/grammar/families/index.ts";
 
 const glmRead = "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>notes.md</arg_value>\n</tool_call>";
 
@@ -221,5 +222,34 @@ describe("strip removes markup, never the assistant's prose", () => {
 		const out = handler(assistant(`${glmRead}\n${glmRead}`));
 		expect(promoted.map((p) => p.toolName)).toEqual(["read"]);
 		expect(out?.message.content.filter((p) => p.type === "toolCall")).toHaveLength(1);
+	});
+});
+
+describe("a grammar error contained in recovery is reported", () => {
+	afterEach(() => {
+		vi.restoreAllMocks();
+	});
+
+	it("counts it in telemetry with the label and the error's class name only, and leaves the message alone", () => {
+		for (const step of FAMILY_STEPS) {
+			vi.spyOn(step, "parse").mockImplementation(() => {
+				throw new RangeError("notes.md");
+			});
+		}
+		vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+		const contained: unknown[] = [];
+		const others: string[] = [];
+		const telemetry: TelemetryRecorder = {
+			toolOutcome: () => others.push("toolOutcome"),
+			toolObservation: () => others.push("toolObservation"),
+			grammarRecovered: () => others.push("recovered"),
+			grammarStripped: () => others.push("stripped"),
+			grammarObserved: () => others.push("observed"),
+			containedError: (event) => contained.push(event),
+		};
+		const { handler } = setup({}, { telemetry });
+		expect(handler(assistant(glmRead))).toBeUndefined();
+		expect(contained).toEqual([{ label: "grammar:recover", error: "RangeError" }]);
+		expect(others).toEqual([]);
 	});
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GRAMMAR_RECOVERY_MODELS, modelLeaksGrammar } from "../../src/grammar/index.ts";
 
-describe("modelLeaksGrammar (§2.1, decisions §5.1)", () => {
+describe("modelLeaksGrammar matches the model families known to leak their tool grammar", () => {
 	it.each([
 		"deepseek-v4-pro",
 		"Qwen3-Coder",

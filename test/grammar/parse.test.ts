@@ -3,8 +3,8 @@ import { GRAMMAR_NAMES, parseToolGrammarLeaks } from "../../src/grammar/index.ts
 
 const BAR = "\uff5c";
 
-describe("parseToolGrammarLeaks pinned cases (extension-contract §9.6)", () => {
-	it("29: reads a double-bar and a single-bar DSML block in order", () => {
+describe("parseToolGrammarLeaks reads each family's canonical call and nothing quoted or truncated", () => {
+	it("reads a double-bar and a single-bar DSML block in order", () => {
 		const b2 = `${BAR}${BAR}`;
 		const text = [
 			`<${b2}DSML${b2}tool_calls>`,
@@ -24,7 +24,7 @@ describe("parseToolGrammarLeaks pinned cases (extension-contract §9.6)", () => 
 		]);
 	});
 
-	it("30: reads a qwen function in a tool_call wrapper", () => {
+	it("reads a qwen function in a tool_call wrapper", () => {
 		const text =
 			"<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n</function>\n</tool_call>";
 		expect(parseToolGrammarLeaks(text)).toEqual([
@@ -32,44 +32,44 @@ describe("parseToolGrammarLeaks pinned cases (extension-contract §9.6)", () => 
 		]);
 	});
 
-	it("31: reads a kimi section", () => {
+	it("reads a kimi section", () => {
 		const text =
 			'<|tool_calls_section_begin|><|tool_call_begin|>functions.web_search:0<|tool_call_argument_begin|>{"query":"pi"}<|tool_call_end|><|tool_calls_section_end|>';
 		expect(parseToolGrammarLeaks(text)).toEqual([{ name: "web_search", arguments: { query: "pi" }, grammar: "kimi" }]);
 	});
 
-	it("32: reads a glm arg_key/arg_value body", () => {
+	it("reads a glm arg_key/arg_value body", () => {
 		const text = "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n</tool_call>";
 		expect(parseToolGrammarLeaks(text)).toEqual([
 			{ name: "get_weather", arguments: { city: "Beijing" }, grammar: "glm" },
 		]);
 	});
 
-	it("33: reads a llama python_tag call with the inner object as arguments", () => {
+	it("reads a llama python_tag call with the inner object as arguments", () => {
 		const text = '<|python_tag|>{"name":"write_file","arguments":{"path":"/tmp/a","content":"hi"}}';
 		expect(parseToolGrammarLeaks(text)).toEqual([
 			{ name: "write_file", arguments: { path: "/tmp/a", content: "hi" }, grammar: "llama" },
 		]);
 	});
 
-	it("34: reads an olmo function_calls block with True as true", () => {
+	it("reads an olmo function_calls block with True as true", () => {
 		const text = '<function_calls>\nwrite_file(path="/tmp/a", content="hello", overwrite=True)\n</function_calls>';
 		expect(parseToolGrammarLeaks(text)).toEqual([
 			{ name: "write_file", arguments: { path: "/tmp/a", content: "hello", overwrite: true }, grammar: "olmo" },
 		]);
 	});
 
-	it("35: finds nothing in a tool_call JSON block inside an xml fence", () => {
+	it("finds nothing in a tool_call JSON block inside an xml fence", () => {
 		const text = '```xml\n<tool_call>{"name": "read", "arguments": {"path": "a"}}</tool_call>\n```';
 		expect(parseToolGrammarLeaks(text)).toEqual([]);
 	});
 
-	it("36: finds nothing in a truncated DSML opener", () => {
+	it("finds nothing in a truncated DSML opener", () => {
 		expect(parseToolGrammarLeaks(`I'll read.\n<${BAR}DSML${BAR}tool_calls`)).toEqual([]);
 	});
 });
 
-describe("one call per text (decisions §4.4)", () => {
+describe("a text read by two families gives one call", () => {
 	it("reports a bare JSON call once although mistral and llama both read it", () => {
 		const text = 'Sure.\n{"name": "read", "arguments": {"path": "a"}}';
 		expect(parseToolGrammarLeaks(text)).toEqual([{ name: "read", arguments: { path: "a" }, grammar: "mistral" }]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { capNewlineRuns, cutRanges, dropSpaceBeforeNewlines, removeRanges } from "../../src/grammar/ranges.ts";
 
-describe("removeRanges (§2.7)", () => {
+describe("removeRanges", () => {
 	it("cuts ranges in any order and tolerates overlaps and duplicates", () => {
 		expect(
 			cutRanges("0123456789", [

@@ -33,8 +33,8 @@ function options(overrides: Partial<GrammarRecoveryOptions> = {}): GrammarRecove
 
 const leak = `I'll use the tool.\n${dsmlBash("pwd")}`;
 
-describe("promotion gates (extension-contract §9.7)", () => {
-	it("37: promotes a known DSML call on stop into a real toolCall and turns stopReason into toolUse", () => {
+describe("a leaked call is promoted only when every gate holds", () => {
+	it("promotes a known DSML call on stop into a real toolCall and turns stopReason into toolUse", () => {
 		const result = recoverGrammarLeaks(message(leak), options({ knownTools: new Set(["bash"]) }));
 		expect(result.changed).toBe(true);
 		expect(result.promoted).toBe(true);
@@ -50,7 +50,7 @@ describe("promotion gates (extension-contract §9.7)", () => {
 		]);
 	});
 
-	it("38: strips but does not promote when stopReason is length", () => {
+	it("strips but does not promote when stopReason is length", () => {
 		const result = recoverGrammarLeaks(message(leak, "length"), options());
 		expect(result).toMatchObject({ changed: true, promoted: false });
 		expect(result.message.stopReason).toBe("length");
@@ -63,34 +63,34 @@ describe("promotion gates (extension-contract §9.7)", () => {
 		expect(result.message.stopReason).toBe(stopReason);
 	});
 
-	it("39: strip mode removes the text and keeps stopReason stop without a toolCall", () => {
+	it("strip mode removes the text and keeps stopReason stop without a toolCall", () => {
 		const result = recoverGrammarLeaks(message(leak), options({ mode: "strip" }));
 		expect(result).toMatchObject({ changed: true, promoted: false });
 		expect(result.message.stopReason).toBe("stop");
 		expect(result.message.content).toEqual([{ type: "text", text: "I'll use the tool." }]);
 	});
 
-	it("40: off mode changes nothing and detects nothing", () => {
+	it("off mode changes nothing and detects nothing", () => {
 		const input = message(leak);
 		const result = recoverGrammarLeaks(input, options({ mode: "off" }));
 		expect(result).toMatchObject({ changed: false, observed: false, detectedRanges: 0 });
 		expect(result.message).toBe(input);
 	});
 
-	it("41: leaves an unknown tool's text in place and promotes nothing", () => {
+	it("leaves an unknown tool's text in place and promotes nothing", () => {
 		const result = recoverGrammarLeaks(message(qwen("unknown", "x", "1")), options());
 		expect(result).toMatchObject({ changed: false, promoted: false, observed: true });
 		expect((result.message.content[0] as { text: string }).text).toContain("unknown");
 	});
 
-	it("42: with unknownToolText strip removes an unknown tool's text but still promotes nothing", () => {
+	it("with unknownToolText strip removes an unknown tool's text but still promotes nothing", () => {
 		const result = recoverGrammarLeaks(message(qwen("unknown", "x", "1")), options({ unknownToolText: "strip" }));
 		expect(result).toMatchObject({ changed: true, promoted: false, recoveredCalls: [] });
 		expect((result.message.content[0] as { text: string }).text).not.toContain("unknown");
 		expect(result.strippedGrammars).toEqual(["qwen"]);
 	});
 
-	it("43: observe mode reports the detection and returns the same message object", () => {
+	it("observe mode reports the detection and returns the same message object", () => {
 		const input = message(leak);
 		const result = recoverGrammarLeaks(input, options({ mode: "observe" }));
 		expect(result).toMatchObject({ changed: false, observed: true, detectedRanges: 1, detectedGrammars: ["dsml"] });
@@ -98,20 +98,20 @@ describe("promotion gates (extension-contract §9.7)", () => {
 		expect(result.message.stopReason).toBe("stop");
 	});
 
-	it("44: strips a zero-argument glm fragment but never promotes it", () => {
+	it("strips a zero-argument glm fragment but never promotes it", () => {
 		const result = recoverGrammarLeaks(message("<tool_call>write</tool_call>"), options());
 		expect(result).toMatchObject({ changed: true, promoted: false, recoveredCalls: [] });
 		expect((result.message.content[0] as { text: string }).text).not.toContain("tool_call");
 	});
 
-	it("45: does not promote when the message already has a real toolCall", () => {
+	it("does not promote when the message already has a real toolCall", () => {
 		const real = { type: "toolCall", id: "call_1", name: "read", arguments: { path: "a" } };
 		const result = recoverGrammarLeaks(message(qwen("bash", "command", "ls"), "stop", [real]), options());
 		expect(result.promoted).toBe(false);
 		expect(result.message.content.filter((p) => p.type === "toolCall")).toEqual([real]);
 	});
 
-	it("46: leaves a fenced qwen block alone", () => {
+	it("leaves a fenced qwen block alone", () => {
 		const result = recoverGrammarLeaks(message(`\`\`\`\n${qwen("bash", "command", "ls")}\n\`\`\``), options());
 		expect(result.changed).toBe(false);
 	});
@@ -137,7 +137,7 @@ describe("promotion gates (extension-contract §9.7)", () => {
 	});
 });
 
-describe("promoted call IDs (§2.9)", () => {
+describe("promoted call IDs", () => {
 	it("uses tool_repair_<grammar>_<base36 time>_<index> with non-alphanumerics as _", () => {
 		const text = [
 			"<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>a</arg_value>\n</tool_call>",
@@ -149,7 +149,7 @@ describe("promoted call IDs (§2.9)", () => {
 	});
 });
 
-describe("one text, one promotion (decisions §4.4)", () => {
+describe("a text read by two families is promoted once", () => {
 	it("promotes a bare JSON call once", () => {
 		const result = recoverGrammarLeaks(message('{"name": "read", "arguments": {"path": "a"}}'), options());
 		expect(result.promotedCallIds).toHaveLength(1);
@@ -157,7 +157,7 @@ describe("one text, one promotion (decisions §4.4)", () => {
 	});
 });
 
-describe("reasoning is observed, never executed (decisions §4.5)", () => {
+describe("reasoning is observed, never executed", () => {
 	it("does not strip or promote a call in a thinking part", () => {
 		const input: MinimalAssistantMessage = {
 			role: "assistant",

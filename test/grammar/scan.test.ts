@@ -19,7 +19,7 @@ import {
 	unwrapMarkdownFence,
 } from "../../src/grammar/scan.ts";
 
-describe("identifiers (§2.5)", () => {
+describe("identifiers", () => {
 	it.each(["read", "_x", "mcp.search", "a-b", "A1"])("accepts %j", (name) => {
 		expect(isIdentifier(name)).toBe(true);
 	});
@@ -34,7 +34,7 @@ describe("identifiers (§2.5)", () => {
 	});
 });
 
-describe("extractFirstBalancedJson (§2.5)", () => {
+describe("extractFirstBalancedJson", () => {
 	it("takes the first opener and its matching closer, skipping quoted brackets", () => {
 		const json = '{"a": "}{", "b": [1, {"c": 2}]}';
 		const text = `say ${json} and {"d": 1}`;
@@ -107,7 +107,7 @@ describe("findMatchingParen", () => {
 	});
 });
 
-describe("maybeParseJsonValue (§2.5 loose coercion)", () => {
+describe("maybeParseJsonValue reads a value as JSON only when it starts like one and parses", () => {
 	it.each([
 		["5", 5],
 		["-2.5", -2.5],
@@ -133,7 +133,7 @@ describe("parseJsonValueOrString", () => {
 	});
 });
 
-describe("normalizeArgumentsObject (§2.5)", () => {
+describe("normalizeArgumentsObject", () => {
 	it("parses JSON text and unwraps a nested arguments key", () => {
 		expect(normalizeArgumentsObject('{"arguments": "{\\"a\\": 1}"}')).toEqual({ a: 1 });
 		expect(normalizeArgumentsObject({ arguments: { b: 2 } })).toEqual({ b: 2 });
@@ -148,7 +148,7 @@ describe("normalizeArgumentsObject (§2.5)", () => {
 	});
 });
 
-describe("callFromJsonObject and callsFromJson (§2.5)", () => {
+describe("callFromJsonObject and callsFromJson", () => {
 	it("reads the name from name, function_name or function.name", () => {
 		expect(callFromJsonObject({ name: " read ", arguments: { p: 1 } })).toEqual({ name: "read", arguments: { p: 1 } });
 		expect(callFromJsonObject({ function_name: "ls", args: { p: 2 } })).toEqual({ name: "ls", arguments: { p: 2 } });
@@ -174,7 +174,7 @@ describe("callFromJsonObject and callsFromJson (§2.5)", () => {
 	});
 });
 
-describe("pythonic calls (§2.5)", () => {
+describe("pythonic calls", () => {
 	it("converts True/False/None, decimals and quoted strings", () => {
 		expect(parsePythonicArgs(`a=True, b=False, c=None, d=-3.5, e='it\\'s', f="say \\"hi\\"", g=[1, None]`)).toEqual({
 			a: true,

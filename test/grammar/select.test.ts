@@ -10,7 +10,7 @@ const at = (start: number, end: number, grammar: GrammarName = "qwen", name = "x
 	end,
 });
 
-describe("selection (§2.6)", () => {
+describe("selection keeps one candidate per overlapping range", () => {
 	it("keeps the longer of two candidates starting together and drops what overlaps it", () => {
 		const outer = at(0, 10);
 		expect(selectNonOverlapping([at(2, 5), at(0, 4), outer])).toEqual([outer]);
@@ -31,7 +31,7 @@ describe("selection (§2.6)", () => {
 	});
 });
 
-describe("one family per range (decisions §4.4)", () => {
+describe("a range claimed by two families goes to the earlier one", () => {
 	it("keeps only the first family's candidates for an exact range", () => {
 		const mistral = [at(0, 9, "mistral", "a"), at(0, 9, "mistral", "b")];
 		const llama = [at(0, 9, "llama", "a"), at(0, 9, "llama", "b")];

@@ -13,13 +13,20 @@
  * bars (`｜｜DSML｜｜`), U+2016 `‖` bars, ASCII `|` bars, and a complete
  * `invoke` at the root with no envelope at all (diegosouzapw/OmniRoute#13345).
  * An envelope `tool_calls` or `function_calls` closes at a `tool_calls`
- * closer first (the original contract), every newer envelope at its own kind.
+ * closer first (as DeepSeek V3 wrote it), every newer envelope at its own kind.
  *
- * Two steps, in collection order: complete blocks and root invokes (one
- * candidate per invoke; the calls of a block share its range) and dangling
- * markers (every DSML tag, also a truncated one without `>`, and collapsed
- * debris such as `<｜DSML｜toolcall>` or `<｜DSML｜read_file>` whose name is
- * no DSML element, as a strip-only candidate: such debris never runs).
+ * Three steps, in collection order: complete blocks and root invokes (one
+ * candidate per invoke; the calls of a block share its range), collapsed
+ * debris calls, and dangling markers (every DSML tag, also a truncated one
+ * without `>`, and collapsed debris such as `<｜DSML｜toolcall>` whose name is
+ * no DSML element, as a strip-only candidate).
+ *
+ * A collapsed debris call is a debris tag naming a tool (`<｜DSML｜read_file>`,
+ * `<｜｜DSML｜｜r=execute_bash>`), one value (a plain line, or one
+ * `<parameter=KEY>` element) and the next DSML tag. It is strip-only too; it
+ * runs only when the tool's schema has a single string field (named KEY, when
+ * one is written), the one place the value can go. Otherwise its tags strip
+ * and the value stays.
  *
  * Linear: one pass finds every DSML tag from the occurrences of `dsml`; the
  * block walk then moves a cursor forward over that tag list, with closer
@@ -31,11 +38,22 @@ import {
 	argumentsFromJsonBody,
 	attributeValue,
 	type CaselessText,
+	codeBar,
+	codeEqual,
+	codeGreaterThan,
+	codeLessThan,
+	codeMinus,
+	codeNewline,
+	codeSlash,
+	defineOwn,
+	isIdentifier,
 	isIdentifierPart,
 	isWhitespace,
 	lowerTextOf,
+	nextCloserTable,
+	parameterElements,
 	parseJsonValueOrString,
-	setOwn,
+	perContext,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -53,7 +71,6 @@ function closerKinds(opener: DsmlTagName): readonly DsmlTagName[] {
 
 const FULLWIDTH_BAR = 0xff5c;
 const DOUBLE_VERTICAL_LINE = 0x2016;
-const ASCII_BAR = 124;
 /** Whitespace allowed around the prefix's bars (the ASCII `< | DSML | x>` style). */
 const MAX_PREFIX_SPACE = 8;
 
@@ -65,13 +82,15 @@ interface DsmlTag {
 	closing: boolean;
 	/** The tag ends with `>`. */
 	complete: boolean;
+	/** Offset of the tag name (its end is `attrStart`). */
+	nameStart: number;
 	/** Offsets of the attribute text (after the name, before `>`). */
 	attrStart: number;
 	attrEnd: number;
 }
 
 function isBar(code: number): boolean {
-	return code === FULLWIDTH_BAR || code === ASCII_BAR || code === DOUBLE_VERTICAL_LINE;
+	return code === FULLWIDTH_BAR || code === codeBar || code === DOUBLE_VERTICAL_LINE;
 }
 
 /** Skips up to `MAX_PREFIX_SPACE` whitespace characters backwards from `i` (inclusive). */
@@ -91,12 +110,12 @@ function skipSpaceForward(text: string, i: number): number {
 function endsName(text: string, at: number): boolean {
 	if (at >= text.length) return true;
 	const next = text.charCodeAt(at);
-	return next === 62 || next === 60 || isWhitespace(next);
+	return next === codeGreaterThan || next === codeLessThan || isWhitespace(next);
 }
 
 /** Letters, digits, `_`, `-`, `=` (OpenHands/software-agent-sdk#4845's `r=execute_bash`), `/`. */
 function isDebrisNameChar(code: number): boolean {
-	return isIdentifierPart(code) || code === 45 || code === 61 || code === 47;
+	return isIdentifierPart(code) || code === codeMinus || code === codeEqual || code === codeSlash;
 }
 
 /** Reads the DSML tag whose `DSML` word starts at `word`, if there is one. */
@@ -110,11 +129,11 @@ function readTagAround(text: string, lower: CaselessText, word: number): DsmlTag
 	}
 	if (bars > 0) j = skipSpaceBack(text, j);
 	let closing = false;
-	if (text.charCodeAt(j) === 47) {
+	if (text.charCodeAt(j) === codeSlash) {
 		closing = true;
 		j--;
 	}
-	if (text.charCodeAt(j) !== 60) return undefined;
+	if (text.charCodeAt(j) !== codeLessThan) return undefined;
 	const start = j;
 	// Forwards: [ws] bars(1-2) [ws] name.
 	let i = skipSpaceForward(text, word + 4);
@@ -135,26 +154,19 @@ function readTagAround(text: string, lower: CaselessText, word: number): DsmlTag
 	let k = nameEnd;
 	while (k < text.length) {
 		const c = text.charCodeAt(k);
-		if (c === 62 || c === 60 || c === 10) break;
+		if (c === codeGreaterThan || c === codeLessThan || c === codeNewline) break;
 		k++;
 	}
-	const complete = text.charCodeAt(k) === 62;
-	return { start, end: complete ? k + 1 : k, name, closing, complete, attrStart: nameEnd, attrEnd: k };
+	const complete = text.charCodeAt(k) === codeGreaterThan;
+	return { start, end: complete ? k + 1 : k, name, closing, complete, nameStart: i, attrStart: nameEnd, attrEnd: k };
 }
 
-const tagCache = new WeakMap<ScanContext, DsmlTag[]>();
-
 /** Every DSML tag in the text, ascending by start (computed once per context). */
-function findTags(context: ScanContext): DsmlTag[] {
-	const cached = tagCache.get(context);
-	if (cached) return cached;
+const findTags = perContext((context): DsmlTag[] => {
 	const tags: DsmlTag[] = [];
 	// Every tag has a bar right after its DSML word: without one, no search for the word.
 	const { text } = context;
-	if (!text.includes("|") && !text.includes("\uff5c") && !text.includes("\u2016")) {
-		tagCache.set(context, tags);
-		return tags;
-	}
+	if (!text.includes("|") && !text.includes("\uff5c") && !text.includes("\u2016")) return tags;
 	const lower = lowerTextOf(context);
 	let lastEnd = 0;
 	for (const word of allIndexesOf(lower, "dsml")) {
@@ -165,19 +177,8 @@ function findTags(context: ScanContext): DsmlTag[] {
 			lastEnd = tag.end;
 		}
 	}
-	tagCache.set(context, tags);
 	return tags;
-}
-
-/** `next[k]` = index of the first complete tag at or after `k` matching `test`, or -1. */
-function nextIndexTable(tags: DsmlTag[], test: (tag: DsmlTag) => boolean): Int32Array {
-	const next = new Int32Array(tags.length + 1).fill(-1);
-	for (let k = tags.length - 1; k >= 0; k--) {
-		const tag = tags[k];
-		next[k] = tag?.complete && test(tag) ? k : (next[k + 1] ?? -1);
-	}
-	return next;
-}
+});
 
 interface Tables {
 	/** Next complete closer of each envelope kind. */
@@ -194,11 +195,9 @@ function buildTables(tags: DsmlTag[]): Tables {
 		if (tag.complete && tag.closing && tag.name === "invoke") lastCloseInvoke = k;
 	});
 	return {
-		closeEnvelope: new Map(
-			[...ENVELOPES].map((kind) => [kind, nextIndexTable(tags, (t) => t.closing && t.name === kind)] as const),
-		),
-		closeInvoke: nextIndexTable(tags, (t) => t.closing && t.name === "invoke"),
-		closeParameter: nextIndexTable(tags, (t) => t.closing && t.name === "parameter"),
+		closeEnvelope: new Map([...ENVELOPES].map((kind) => [kind, nextCloserTable(tags, kind)] as const)),
+		closeInvoke: nextCloserTable(tags, "invoke"),
+		closeParameter: nextCloserTable(tags, "parameter"),
 		lastCloseInvoke,
 	};
 }
@@ -210,38 +209,25 @@ interface ParsedInvoke {
 }
 
 /** Arguments of one invoke whose opener is tag `open` and closer tag `close`. */
-function parseInvoke(text: string, tags: DsmlTag[], tables: Tables, open: number, close: number): ParsedInvoke {
+function readDsmlInvoke(text: string, tags: DsmlTag[], tables: Tables, open: number, close: number): ParsedInvoke {
 	const opener = tags[open] as DsmlTag;
 	const closer = tags[close] as DsmlTag;
 	const name = (attributeValue(text, opener.attrStart, opener.attrEnd, "name") ?? "").trim();
+	const parameters = parameterElements(text, tags, tables.closeParameter, open, close);
+	if (parameters === undefined) {
+		return { name, arguments: argumentsFromJsonBody(text.slice(opener.end, closer.start)), rawArguments: {} };
+	}
 	const args: Record<string, unknown> = {};
 	const raw: Record<string, string> = {};
-	let sawParameter = false;
-	let k = open + 1;
-	while (k < close) {
-		const tag = tags[k] as DsmlTag;
-		if (!tag.complete || tag.closing || tag.name !== "parameter") {
-			k++;
-			continue;
+	for (const parameter of parameters) {
+		// DSML marks non-strings with `string="false"`; any other value is the text verbatim.
+		if (parameter.stringAttr === "false") {
+			const value = parameter.value.trim();
+			defineOwn(args, parameter.key, parseJsonValueOrString(value));
+			defineOwn(raw, parameter.key, value);
+		} else {
+			defineOwn(args, parameter.key, parameter.value);
 		}
-		const end = tables.closeParameter[k + 1] ?? -1;
-		if (end === -1 || end >= close) break;
-		sawParameter = true;
-		const key = attributeValue(text, tag.attrStart, tag.attrEnd, "name");
-		const value = text.slice(tag.end, (tags[end] as DsmlTag).start);
-		if (key !== undefined) {
-			const stringAttr = attributeValue(text, tag.attrStart, tag.attrEnd, "string");
-			if (stringAttr?.trim().toLowerCase() === "false") {
-				setOwn(args, key, parseJsonValueOrString(value.trim()));
-				setOwn(raw, key, value.trim());
-			} else {
-				setOwn(args, key, value);
-			}
-		}
-		k = end + 1;
-	}
-	if (!sawParameter) {
-		return { name, arguments: argumentsFromJsonBody(text.slice(opener.end, closer.start)), rawArguments: raw };
 	}
 	return { name, arguments: args, rawArguments: raw };
 }
@@ -282,7 +268,7 @@ export function parseDsmlBlocks(context: ScanContext): GrammarCandidate[] {
 		if (opener.name === "invoke") {
 			const close = tables.closeInvoke[k + 1] ?? -1;
 			if (close === -1) break;
-			const call = parseInvoke(text, tags, tables, k, close);
+			const call = readDsmlInvoke(text, tags, tables, k, close);
 			if (call.name !== "") found.push(candidateOf(call, opener.start, (tags[close] as DsmlTag).end));
 			k = close + 1;
 			continue;
@@ -314,7 +300,7 @@ export function parseDsmlBlocks(context: ScanContext): GrammarCandidate[] {
 			}
 			const close = tables.closeInvoke[j + 1] ?? -1;
 			if (close === -1 || close >= bodyEndTag) break;
-			const call = parseInvoke(text, tags, tables, j, close);
+			const call = readDsmlInvoke(text, tags, tables, j, close);
 			if (call.name !== "") found.push(candidateOf(call, opener.start, blockEnd));
 			j = close + 1;
 		}
@@ -337,7 +323,79 @@ export function parseDsmlMarkers(context: ScanContext): GrammarCandidate[] {
 	return found;
 }
 
-/** Both DSML steps in collection order. */
+/** OpenHands' compact form writes the tool as `r=NAME` (OpenHands/software-agent-sdk#4845). */
+const COMPACT_TOOL_PREFIX = "r=";
+const PARAMETER_OPEN = "<parameter=";
+const PARAMETER_CLOSE = "</parameter>";
+
+/** The tool a collapsed debris tag names (`<｜DSML｜read_file>`, `<｜DSML｜r=execute_bash>`), if it names one. */
+function debrisToolName(text: string, tag: DsmlTag): string | undefined {
+	if (tag.name !== "debris" || !tag.complete || tag.closing || text.slice(tag.attrStart, tag.attrEnd).trim() !== "") {
+		return undefined;
+	}
+	let name = text.slice(tag.nameStart, tag.attrStart);
+	if (name.startsWith(COMPACT_TOOL_PREFIX)) name = name.slice(COMPACT_TOOL_PREFIX.length);
+	return isIdentifier(name) ? name : undefined;
+}
+
+/** One line of plain text: no markup, no code quote, no line break, not blank. */
+function isPlainLine(value: string): boolean {
+	return value !== "" && !value.includes("<") && !value.includes("`") && !value.includes("\n");
+}
+
+/**
+ * The one value of a debris body: the whole trimmed body when it is a plain
+ * line, or the value of exactly one `<parameter=KEY>VALUE</parameter>` (the
+ * compact form) with its key. Anything else holds no unambiguous value.
+ */
+function soleValueOf(body: string): { value: string; key?: string } | undefined {
+	const trimmed = body.trim();
+	if (isPlainLine(trimmed)) return { value: trimmed };
+	if (!trimmed.startsWith(PARAMETER_OPEN) || !trimmed.endsWith(PARAMETER_CLOSE)) return undefined;
+	const inner = trimmed.slice(PARAMETER_OPEN.length, trimmed.length - PARAMETER_CLOSE.length);
+	const gt = inner.indexOf(">");
+	const key = inner.slice(0, gt).trim();
+	const value = inner.slice(gt + 1).trim();
+	return gt !== -1 && isIdentifier(key) && isPlainLine(value) ? { value, key } : undefined;
+}
+
+/**
+ * Collapsed debris calls: a complete debris tag that names a tool, one value,
+ * and the next DSML tag, all outside quoted text. Strip-only like every
+ * debris tag; the driver alone decides, from the tool's schema, whether the
+ * value can go anywhere but one field (see `soleValue`).
+ */
+export function parseDsmlDebrisCalls(context: ScanContext): GrammarCandidate[] {
+	if (!context.text.includes("DSML")) return [];
+	const { text } = context;
+	const tags = findTags(context);
+	const found: GrammarCandidate[] = [];
+	for (let k = 0; k + 1 < tags.length; k++) {
+		const tag = tags[k] as DsmlTag;
+		const name = debrisToolName(text, tag);
+		const next = tags[k + 1] as DsmlTag;
+		if (name === undefined || !next.complete) continue;
+		const soleValue = soleValueOf(text.slice(tag.end, next.start));
+		if (soleValue === undefined || context.isInsideFence(tag.start) || context.isInsideFence(next.start)) continue;
+		found.push({
+			name,
+			arguments: {},
+			grammar: "dsml",
+			start: tag.start,
+			end: next.end,
+			stripOnly: true,
+			soleValue,
+			markers: [
+				{ start: tag.start, end: tag.end },
+				{ start: next.start, end: next.end },
+			],
+		});
+		k++;
+	}
+	return found;
+}
+
+/** The DSML steps in collection order. */
 export function parseDsml(context: ScanContext): GrammarCandidate[] {
-	return [...parseDsmlBlocks(context), ...parseDsmlMarkers(context)];
+	return [...parseDsmlBlocks(context), ...parseDsmlDebrisCalls(context), ...parseDsmlMarkers(context)];
 }

@@ -27,14 +27,29 @@
 import {
 	bracketMatcherFor,
 	callsFromJson,
+	codeBackslash,
+	codeClosingBrace,
+	codeClosingBracket,
+	codeColon,
+	codeComma,
+	codeDot,
+	codeDoubleQuote,
+	codeLowercaseE,
+	codeMinus,
+	codeNewline,
+	codeOpeningBrace,
+	codeOpeningBracket,
+	codePlus,
+	codeUppercaseE,
+	defineOwn,
 	forwardFinder,
 	isDigit,
 	type JsonCall,
 	readIdentifier,
 	skipWhitespace,
-	tryParseJson,
+	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const OPENER = "<|tool_call>";
 const CLOSER = "<tool_call|>";
@@ -48,24 +63,19 @@ interface Parsed<T> {
 	end: number;
 }
 
-/** Sets an own property, even for a key such as `__proto__`. */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-	Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
 /** A JSON string literal starting at the `"` at `at`. */
 function readJsonString(text: string, at: number): Parsed<string> | undefined {
 	let i = at + 1;
 	while (i < text.length) {
 		const c = text.charCodeAt(i);
-		if (c === 92) i += 2;
-		else if (c === 34) break;
-		else if (c === 10) return undefined;
+		if (c === codeBackslash) i += 2;
+		else if (c === codeDoubleQuote) break;
+		else if (c === codeNewline) return undefined;
 		else i++;
 	}
 	if (i >= text.length) return undefined;
-	const parsed = tryParseJson(text.slice(at, i + 1));
-	return parsed.ok && typeof parsed.value === "string" ? { value: parsed.value, end: i + 1 } : undefined;
+	const parsed = tryParse(text.slice(at, i + 1));
+	return typeof parsed === "string" ? { value: parsed, end: i + 1 } : undefined;
 }
 
 /** A `<|"|>`-wrapped string starting at `at`: the content verbatim. */
@@ -76,14 +86,16 @@ function readMarkedString(text: string, at: number): Parsed<string> | undefined 
 }
 
 function isNumberChar(c: number): boolean {
-	return isDigit(c) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
+	return (
+		isDigit(c) || c === codeMinus || c === codePlus || c === codeDot || c === codeLowercaseE || c === codeUppercaseE
+	);
 }
 
 function readNumber(text: string, at: number): Parsed<number> | undefined {
 	let i = at;
 	while (i < text.length && isNumberChar(text.charCodeAt(i))) i++;
-	const parsed = tryParseJson(text.slice(at, i));
-	return parsed.ok && typeof parsed.value === "number" ? { value: parsed.value, end: i } : undefined;
+	const parsed = tryParse(text.slice(at, i));
+	return typeof parsed === "number" ? { value: parsed, end: i } : undefined;
 }
 
 const LITERALS: ReadonlyArray<readonly [string, boolean | null]> = [
@@ -103,16 +115,16 @@ function readValue(text: string, at: number, depth: number): Parsed<unknown> | u
 	const i = skipWhitespace(text, at);
 	if (text.startsWith(STRING_MARK, i)) return readMarkedString(text, i);
 	const c = text.charCodeAt(i);
-	if (c === 123) return readObject(text, i, depth + 1);
-	if (c === 91) return readArray(text, i, depth + 1);
-	if (c === 34) return readJsonString(text, i);
-	if (isDigit(c) || c === 45) return readNumber(text, i);
+	if (c === codeOpeningBrace) return readObject(text, i, depth + 1);
+	if (c === codeOpeningBracket) return readArray(text, i, depth + 1);
+	if (c === codeDoubleQuote) return readJsonString(text, i);
+	if (isDigit(c) || c === codeMinus) return readNumber(text, i);
 	return readLiteral(text, i);
 }
 
 function readKey(text: string, at: number): Parsed<string> | undefined {
 	if (text.startsWith(STRING_MARK, at)) return readMarkedString(text, at);
-	if (text.charCodeAt(at) === 34) return readJsonString(text, at);
+	if (text.charCodeAt(at) === codeDoubleQuote) return readJsonString(text, at);
 	const ident = readIdentifier(text, at);
 	return ident ? { value: ident.name, end: ident.end } : undefined;
 }
@@ -122,21 +134,21 @@ function readObject(text: string, at: number, depth: number): Parsed<Record<stri
 	if (depth > MAX_DEPTH) return undefined;
 	const value: Record<string, unknown> = {};
 	let i = skipWhitespace(text, at + 1);
-	if (text.charCodeAt(i) === 125) return { value, end: i + 1 };
+	if (text.charCodeAt(i) === codeClosingBrace) return { value, end: i + 1 };
 	for (;;) {
 		const key = readKey(text, i);
 		if (!key) return undefined;
 		i = skipWhitespace(text, key.end);
-		if (text.charCodeAt(i) !== 58) return undefined;
+		if (text.charCodeAt(i) !== codeColon) return undefined;
 		const item = readValue(text, i + 1, depth);
 		if (!item) return undefined;
-		setOwn(value, key.value, item.value);
+		defineOwn(value, key.value, item.value);
 		i = skipWhitespace(text, item.end);
 		const c = text.charCodeAt(i);
-		if (c === 125) return { value, end: i + 1 };
-		if (c !== 44) return undefined;
+		if (c === codeClosingBrace) return { value, end: i + 1 };
+		if (c !== codeComma) return undefined;
 		i = skipWhitespace(text, i + 1);
-		if (text.charCodeAt(i) === 125) return { value, end: i + 1 };
+		if (text.charCodeAt(i) === codeClosingBrace) return { value, end: i + 1 };
 	}
 }
 
@@ -144,17 +156,17 @@ function readArray(text: string, at: number, depth: number): Parsed<unknown[]> |
 	if (depth > MAX_DEPTH) return undefined;
 	const value: unknown[] = [];
 	let i = skipWhitespace(text, at + 1);
-	if (text.charCodeAt(i) === 93) return { value, end: i + 1 };
+	if (text.charCodeAt(i) === codeClosingBracket) return { value, end: i + 1 };
 	for (;;) {
 		const item = readValue(text, i, depth);
 		if (!item) return undefined;
 		value.push(item.value);
 		i = skipWhitespace(text, item.end);
 		const c = text.charCodeAt(i);
-		if (c === 93) return { value, end: i + 1 };
-		if (c !== 44) return undefined;
+		if (c === codeClosingBracket) return { value, end: i + 1 };
+		if (c !== codeComma) return undefined;
 		i = skipWhitespace(text, i + 1);
-		if (text.charCodeAt(i) === 93) return { value, end: i + 1 };
+		if (text.charCodeAt(i) === codeClosingBracket) return { value, end: i + 1 };
 	}
 }
 
@@ -163,23 +175,23 @@ function readBody(context: ScanContext, from: number): Parsed<JsonCall[]> | unde
 	const text = context.text;
 	const i = skipWhitespace(text, from);
 	const c = text.charCodeAt(i);
-	if (c === 123 || c === 91) {
-		const end = bracketMatcherFor(context).closeOf(c === 123 ? "{" : "[", i);
+	if (c === codeOpeningBrace || c === codeOpeningBracket) {
+		const end = bracketMatcherFor(context).closeOf(c === codeOpeningBrace ? "{" : "[", i);
 		if (end === -1) return undefined;
-		const parsed = tryParseJson(text.slice(i, end));
-		const calls = parsed.ok ? callsFromJson(parsed.value) : [];
+		const calls = callsFromJson(tryParse(text.slice(i, end)));
 		return calls.length > 0 ? { value: calls, end } : undefined;
 	}
 	if (!text.startsWith(CALL_PREFIX, i)) return undefined;
 	const name = readIdentifier(text, i + CALL_PREFIX.length);
 	if (!name) return undefined;
 	const open = skipWhitespace(text, name.end);
-	if (text.charCodeAt(open) !== 123) return undefined;
+	if (text.charCodeAt(open) !== codeOpeningBrace) return undefined;
 	const args = readObject(text, open, 1);
 	return args ? { value: [{ name: name.name, arguments: args.value }], end: args.end } : undefined;
 }
 
-function parseBlocks(context: ScanContext): GrammarCandidate[] {
+/** Every Gemma call in the scanned text. */
+export function parseGemma(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
 	const out: GrammarCandidate[] = [];
 	const nextOpener = forwardFinder(text, OPENER);
@@ -209,11 +221,3 @@ function parseBlocks(context: ScanContext): GrammarCandidate[] {
 	}
 	return out;
 }
-
-export const parseGemma: FamilyParser = (context) => {
-	try {
-		return parseBlocks(context);
-	} catch {
-		return [];
-	}
-};

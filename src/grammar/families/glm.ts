@@ -1,5 +1,5 @@
 /**
- * `glm`: Zhipu GLM's `<arg_key>`/`<arg_value>` call body (extension-contract §2.10).
+ * `glm`: Zhipu GLM's `<arg_key>`/`<arg_value>` call body.
  *
  *   <tool_call>write
  *   <arg_key>path</arg_key>
@@ -15,7 +15,14 @@
  *
  * Linear: every search is bounded by the body, which the caller bounds.
  */
-import { type CaselessText, indexOfBefore, isIdentifier, isWhitespace, maybeParseJsonValue, setOwn } from "../scan.ts";
+import {
+	type CaselessText,
+	defineOwn,
+	indexOfBefore,
+	isIdentifier,
+	isWhitespace,
+	maybeParseJsonValue,
+} from "../scan.ts";
 import type { GrammarCandidate } from "../types.ts";
 
 const KEY_OPEN = "<arg_key>";
@@ -72,8 +79,8 @@ export function glmCallIn(
 	const raw: Record<string, string> = {};
 	keys.forEach((key, i) => {
 		const value = values[i] ?? "";
-		setOwn(args, key, maybeParseJsonValue(value));
-		setOwn(raw, key, value);
+		defineOwn(args, key, maybeParseJsonValue(value));
+		defineOwn(raw, key, value);
 	});
 	const found: GrammarCandidate = { name, arguments: args, grammar: "glm", start, end };
 	if (keys.length > 0) found.rawArguments = raw;

@@ -1,5 +1,5 @@
 /**
- * `granite`: IBM Granite's bare pythonic call lines (extension-contract §2.10).
+ * `granite`: IBM Granite's bare pythonic call lines.
  *
  *   Let me look.
  *   grep(pattern="FIXME", path="src")

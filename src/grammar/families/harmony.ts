@@ -34,13 +34,14 @@
  */
 import {
 	bracketMatcherFor,
+	codeOpeningBrace,
 	isPlainObject,
 	isWhitespace,
 	readIdentifier,
 	skipWhitespace,
-	tryParseJson,
+	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const TOKENS = {
 	start: "<|start|>",
@@ -211,11 +212,11 @@ function readCall(context: ScanContext, at: number, header: Header, name: string
 	const bodyEnd = nextTokenOffset(text, header.end);
 	const body = skipWhitespace(text, header.end, bodyEnd);
 	if (body === bodyEnd) return bodyEnd === text.length ? danglingStep(bodyEnd) : { resume: bodyEnd };
-	if (text.charCodeAt(body) !== 123) return { resume: bodyEnd };
+	if (text.charCodeAt(body) !== codeOpeningBrace) return { resume: bodyEnd };
 	const close = bracketMatcherFor(context).closeOf("{", body, bodyEnd);
 	if (close === -1) return danglingStep(bodyEnd);
-	const parsed = tryParseJson(text.slice(body, close));
-	if (!parsed.ok || !isPlainObject(parsed.value)) return { resume: bodyEnd };
+	const parsed = tryParse(text.slice(body, close));
+	if (!isPlainObject(parsed)) return { resume: bodyEnd };
 	if (skipWhitespace(text, close, bodyEnd) !== bodyEnd) return { resume: bodyEnd };
 	let end = close;
 	if (bodyEnd < text.length) {
@@ -223,12 +224,13 @@ function readCall(context: ScanContext, at: number, header: Header, name: string
 		if (terminator !== "call" && terminator !== "end") return { resume: bodyEnd };
 		end = bodyEnd + TOKENS[terminator].length;
 	}
-	const found: GrammarCandidate = { name, arguments: parsed.value, grammar: "harmony", start: at, end };
+	const found: GrammarCandidate = { name, arguments: parsed, grammar: "harmony", start: at, end };
 	if (kind === "reasoning") found.reasoning = true;
 	return { found, resume: end };
 }
 
-function parseMessages(context: ScanContext): GrammarCandidate[] {
+/** Every Harmony call in the scanned text. */
+export function parseHarmony(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
 	const out: GrammarCandidate[] = [];
 	let cursor = 0;
@@ -257,11 +259,3 @@ function parseMessages(context: ScanContext): GrammarCandidate[] {
 	}
 	return out;
 }
-
-export const parseHarmony: FamilyParser = (context) => {
-	try {
-		return parseMessages(context);
-	} catch {
-		return [];
-	}
-};

@@ -29,6 +29,19 @@ import {
 	argumentsFromJsonBody,
 	attributeValue,
 	type CaselessText,
+	codeColon,
+	codeDot,
+	codeDoubleQuote,
+	codeEqual,
+	codeGreaterThan,
+	codeLessThan,
+	codeMinus,
+	codeNewline,
+	codeSingleQuote,
+	codeSlash,
+	codeSpace,
+	codeTab,
+	defineOwn,
 	findMarkupTags,
 	firstTagAtOrAfter,
 	indexOfBefore,
@@ -38,8 +51,8 @@ import {
 	type MarkupTag,
 	maybeParseJsonValue,
 	nextCloserTable,
+	parameterElements,
 	parseJsonValueOrString,
-	setOwn,
 	skipInlineSpace,
 	skipWhitespace,
 } from "../scan.ts";
@@ -83,47 +96,35 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 	const closer = tags[close] as MarkupTag;
 	const name = attributeValue(text, opener.attrStart, opener.attrEnd, "name")?.trim();
 	if (!name) return undefined;
-	const args: Record<string, unknown> = {};
-	const raw: Record<string, string> = {};
-	let sawParameter = false;
-	let k = open + 1;
-	while (k < close) {
-		const tag = tags[k] as MarkupTag;
-		if (tag.closing || tag.name !== "parameter") {
-			k++;
-			continue;
-		}
-		const end = index.closeParameter[k + 1] ?? -1;
-		if (end === -1 || end >= close) break;
-		sawParameter = true;
-		const key = attributeValue(text, tag.attrStart, tag.attrEnd, "name");
-		if (key !== undefined) {
-			const value = text.slice(tag.end, (tags[end] as MarkupTag).start).trim();
-			const stringAttr = attributeValue(text, tag.attrStart, tag.attrEnd, "string")?.trim().toLowerCase();
-			setOwn(args, key, stringAttr === "false" ? parseJsonValueOrString(value) : maybeParseJsonValue(value));
-			setOwn(raw, key, value);
-		}
-		k = end + 1;
-	}
-	if (!sawParameter) {
+	const parameters = parameterElements(text, tags, index.closeParameter, open, close);
+	if (parameters === undefined) {
 		const body = text.slice(opener.end, closer.start);
 		const elements = elementArguments(body);
 		if (elements) return { name, arguments: elements.args, rawArguments: elements.raw };
-		return { name, arguments: argumentsFromJsonBody(body), rawArguments: raw };
+		return { name, arguments: argumentsFromJsonBody(body), rawArguments: {} };
+	}
+	const args: Record<string, unknown> = {};
+	const raw: Record<string, string> = {};
+	for (const parameter of parameters) {
+		// Values are trimmed and loosely coerced; `string="false"` asks for JSON outright.
+		const value = parameter.value.trim();
+		const read = parameter.stringAttr === "false" ? parseJsonValueOrString(value) : maybeParseJsonValue(value);
+		defineOwn(args, parameter.key, read);
+		defineOwn(raw, parameter.key, value);
 	}
 	return { name, arguments: args, rawArguments: raw };
 }
 
 function isElementNameChar(code: number): boolean {
-	return isIdentifierPart(code) || code === 45 || code === 46 || code === 58;
+	return isIdentifierPart(code) || code === codeMinus || code === codeDot || code === codeColon;
 }
 
 /** The name of the element tag `<name>` at `at` and the offset after `>`, or undefined. */
 function elementOpenerAt(body: string, at: number): { name: string; end: number } | undefined {
-	if (body.charCodeAt(at) !== 60) return undefined;
+	if (body.charCodeAt(at) !== codeLessThan) return undefined;
 	let i = at + 1;
 	while (i < body.length && isElementNameChar(body.charCodeAt(i))) i++;
-	if (i === at + 1 || body.charCodeAt(i) !== 62) return undefined;
+	if (i === at + 1 || body.charCodeAt(i) !== codeGreaterThan) return undefined;
 	return { name: body.slice(at + 1, i), end: i + 1 };
 }
 
@@ -149,7 +150,7 @@ function readChildren(body: string, at: number, parent: string, depth: number): 
 	const object: Record<string, unknown> = {};
 	for (const [key, value] of entries) {
 		if (Object.hasOwn(object, key)) return undefined;
-		setOwn(object, key, value);
+		defineOwn(object, key, value);
 	}
 	return { value: object, end };
 }
@@ -184,8 +185,8 @@ function elementArguments(rawBody: string): { args: Record<string, unknown>; raw
 		if (!opener || Object.hasOwn(args, opener.name)) return undefined;
 		const read = readElementValue(body, opener.end, opener.name, 1);
 		if (!read) return undefined;
-		setOwn(args, opener.name, read.value);
-		if (typeof read.value === "string") setOwn(raw, opener.name, read.value.trim());
+		defineOwn(args, opener.name, read.value);
+		if (typeof read.value === "string") defineOwn(raw, opener.name, read.value.trim());
 		i = skipWhitespace(body, read.end);
 	}
 	return { args, raw };
@@ -222,7 +223,7 @@ function findWrapperTags(lower: CaselessText): WrapperTag[] {
 	const tags: WrapperTag[] = [];
 	for (const at of allIndexesOf(lower, "tool_call>")) {
 		let j = at - 1;
-		if (lower.charCodeAt(j) === 58) {
+		if (lower.charCodeAt(j) === codeColon) {
 			const stop = Math.max(-1, j - 1 - MAX_NAMESPACE);
 			let k = j - 1;
 			while (k > stop && isIdentifierPart(lower.charCodeAt(k))) k--;
@@ -230,11 +231,11 @@ function findWrapperTags(lower: CaselessText): WrapperTag[] {
 			j = k;
 		}
 		let closing = false;
-		if (lower.charCodeAt(j) === 47) {
+		if (lower.charCodeAt(j) === codeSlash) {
 			closing = true;
 			j--;
 		}
-		if (lower.charCodeAt(j) !== 60) continue;
+		if (lower.charCodeAt(j) !== codeLessThan) continue;
 		tags.push({ start: j, end: at + "tool_call>".length, closing });
 	}
 	return tags;
@@ -301,7 +302,7 @@ function lineStartIfLeading(text: string, at: number): number {
 	let j = at - 1;
 	while (j >= 0) {
 		const c = text.charCodeAt(j);
-		if (c === 10) return j + 1;
+		if (c === codeNewline) return j + 1;
 		if (!isWhitespace(c)) return -1;
 		j--;
 	}
@@ -312,16 +313,16 @@ function lineStartIfLeading(text: string, at: number): number {
 function readNameAttribute(text: string, at: number): { name: string; end: number } | undefined {
 	if (!text.startsWith("name", at)) return undefined;
 	let i = skipInlineSpace(text, at + 4);
-	if (text.charCodeAt(i) !== 61) return undefined;
+	if (text.charCodeAt(i) !== codeEqual) return undefined;
 	i = skipInlineSpace(text, i + 1);
 	const quote = text.charCodeAt(i);
-	if (quote !== 34 && quote !== 39) return undefined;
+	if (quote !== codeDoubleQuote && quote !== codeSingleQuote) return undefined;
 	// The name ends on its own line: never search past the line end.
 	const newline = text.indexOf("\n", i + 1);
 	const close = indexOfBefore(text, String.fromCharCode(quote), i + 1, newline === -1 ? text.length : newline);
 	if (close === -1) return undefined;
 	const gt = skipInlineSpace(text, close + 1);
-	if (text.charCodeAt(gt) !== 62) return undefined;
+	if (text.charCodeAt(gt) !== codeGreaterThan) return undefined;
 	return { name: text.slice(i + 1, close), end: gt + 1 };
 }
 
@@ -330,9 +331,9 @@ function malformedClosers(text: string, lower: CaselessText): number[] {
 	const ends: number[] = [];
 	for (const at of allIndexesOf(lower, "invoke>")) {
 		let j = at - 1;
-		if (text.charCodeAt(j) === 47) j--;
-		while (j >= 0 && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j--;
-		if (j >= 0 && text.charCodeAt(j) === 10) ends.push(at + "invoke>".length);
+		if (text.charCodeAt(j) === codeSlash) j--;
+		while (j >= 0 && (text.charCodeAt(j) === codeSpace || text.charCodeAt(j) === codeTab)) j--;
+		if (j >= 0 && text.charCodeAt(j) === codeNewline) ends.push(at + "invoke>".length);
 	}
 	return ends;
 }
@@ -360,8 +361,8 @@ function malformedParameters(
 		if (value.endsWith("/")) value = value.slice(0, -1);
 		if (value.endsWith("<")) value = value.slice(0, -1);
 		value = value.trim();
-		setOwn(args, named.name, maybeParseJsonValue(value));
-		setOwn(raw, named.name, value);
+		defineOwn(args, named.name, maybeParseJsonValue(value));
+		defineOwn(raw, named.name, value);
 		if (close === -1) break;
 		at = indexOfBefore(lower, "parameter", close + "parameter>".length, to);
 	}

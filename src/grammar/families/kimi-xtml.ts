@@ -29,13 +29,18 @@
  */
 import {
 	argumentsFromJsonBody,
+	codeMinus,
+	codeUnderscore,
+	defineOwn,
 	forwardFinder,
+	isAsciiLetter,
+	isDigit,
 	isPlainObject,
+	nextCloserTable,
 	parseJsonValueOrString,
-	setOwn,
-	tryParseJson,
+	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const OPEN = "<|open|>";
 const CLOSE = "<|close|>";
@@ -58,13 +63,7 @@ interface XtmlTag {
 }
 
 function isNameChar(code: number): boolean {
-	return (
-		(code >= 97 && code <= 122) ||
-		(code >= 65 && code <= 90) ||
-		(code >= 48 && code <= 57) ||
-		code === 95 ||
-		code === 45
-	);
+	return isAsciiLetter(code) || isDigit(code) || code === codeUnderscore || code === codeMinus;
 }
 
 /** Every XTML tag, ascending: one pass over the `<|` occurrences. */
@@ -135,8 +134,8 @@ function typedValue(raw: string, type: string): { ok: true; value: unknown } | {
 	if (type === "string") return { ok: true, value: raw };
 	const test = Object.hasOwn(TYPE_TESTS, type) ? TYPE_TESTS[type] : undefined;
 	if (!test) return { ok: false };
-	const parsed = tryParseJson(raw.trim());
-	return parsed.ok && test(parsed.value) ? parsed : { ok: false };
+	const value = tryParse(raw.trim());
+	return value !== undefined && test(value) ? { ok: true, value } : { ok: false };
 }
 
 interface XtmlCall {
@@ -175,19 +174,19 @@ function readCall(text: string, tags: readonly XtmlTag[], open: number, close: n
 			if (key === undefined || key === "" || Object.hasOwn(args, key)) return undefined;
 			const type = attribute(text, tag, "type")?.trim().toLowerCase();
 			if (type === undefined) {
-				setOwn(args, key, parseJsonValueOrString(body.trim()));
-				setOwn(raw, key, body.trim());
+				defineOwn(args, key, parseJsonValueOrString(body.trim()));
+				defineOwn(raw, key, body.trim());
 			} else {
 				const typed = typedValue(body, type);
 				if (!typed.ok) return undefined;
-				setOwn(args, key, typed.value);
+				defineOwn(args, key, typed.value);
 			}
 			sawArgument = true;
 		} else if (tag.name === "json") {
 			if (sawJson || sawArgument) return undefined;
 			const parsed = argumentsFromJsonBody(body);
 			if (Object.keys(parsed).length === 0 && body.trim() !== "{}") return undefined;
-			for (const [key, value] of Object.entries(parsed)) setOwn(args, key, value);
+			for (const [key, value] of Object.entries(parsed)) defineOwn(args, key, value);
 			sawJson = true;
 		} else {
 			return undefined;
@@ -198,16 +197,6 @@ function readCall(text: string, tags: readonly XtmlTag[], open: number, close: n
 	if (sawJson && sawArgument) return undefined;
 	if (!isBlank(text, cursor, (tags[close] as XtmlTag).start)) return undefined;
 	return { name, arguments: args, rawArguments: raw };
-}
-
-/** Index of the first complete closer `name` at or after each tag index, or -1 (one backward pass). */
-function nextCloser(tags: readonly XtmlTag[], name: string): Int32Array {
-	const next = new Int32Array(tags.length + 1).fill(-1);
-	for (let k = tags.length - 1; k >= 0; k--) {
-		const tag = tags[k] as XtmlTag;
-		next[k] = tag.complete && tag.closing && tag.name === name ? k : (next[k + 1] ?? -1);
-	}
-	return next;
 }
 
 /** The calls of the block between tag indexes `open` and `close`, or undefined when one does not read. */
@@ -250,12 +239,13 @@ function thinkSpans(tags: readonly XtmlTag[], length: number): Array<{ start: nu
 	return spans;
 }
 
-function parseXtml(context: ScanContext): GrammarCandidate[] {
+/** Every Kimi K3 XTML call in the scanned text. */
+export function parseKimiXtml(context: ScanContext): GrammarCandidate[] {
 	const { text } = context;
 	const tags = findTags(text);
 	if (tags.length === 0) return [];
-	const closeTools = nextCloser(tags, "tools");
-	const closeCall = nextCloser(tags, "call");
+	const closeTools = nextCloserTable(tags, "tools");
+	const closeCall = nextCloserTable(tags, "call");
 	const think = thinkSpans(tags, text.length);
 	let span = 0;
 	const inThink = (offset: number): boolean => {
@@ -310,11 +300,3 @@ function parseXtml(context: ScanContext): GrammarCandidate[] {
 	}
 	return [...found, ...markers];
 }
-
-export const parseKimiXtml: FamilyParser = (context) => {
-	try {
-		return parseXtml(context);
-	} catch {
-		return [];
-	}
-};

@@ -26,9 +26,9 @@ import {
 	isDigit,
 	lowerTextOf,
 	readIdentifier,
-	tryParseJson,
+	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const TOKEN_PREFIX = "<|tool_call";
 const SECTION_BEGIN = ["<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"] as const;
@@ -92,7 +92,7 @@ export function kimiToolName(rawId: string): string | undefined {
 
 /** ARGS as an object; a JSON string holding the object (arguments encoded twice) is decoded once more. */
 function parseArguments(raw: string): Record<string, unknown> {
-	return argumentObjectOf(tryParseJson(raw.trim())) ?? {};
+	return argumentObjectOf(tryParse(raw.trim())) ?? {};
 }
 
 interface SectionFinders {
@@ -129,7 +129,8 @@ function callsInSection(
 	return calls;
 }
 
-function parseSections(context: ScanContext): GrammarCandidate[] {
+/** Every Kimi call in the scanned text. */
+export function parseKimi(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
 	const lower = lowerTextOf(context);
 	const out: GrammarCandidate[] = [];
@@ -154,11 +155,3 @@ function parseSections(context: ScanContext): GrammarCandidate[] {
 	}
 	return out;
 }
-
-export const parseKimi: FamilyParser = (context) => {
-	try {
-		return parseSections(context);
-	} catch {
-		return [];
-	}
-};

@@ -37,6 +37,8 @@ import {
 	bracketMatcherFor,
 	type CaselessText,
 	callsFromJson,
+	codeOpeningBrace,
+	codeOpeningBracket,
 	forwardFinder,
 	type JsonCall,
 	lowerTextOf,
@@ -44,9 +46,9 @@ import {
 	skipInlineSpace,
 	skipWhitespace,
 	splitTopLevel,
-	tryParseJson,
+	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 import { parseBareJsonCalls } from "./mistral.ts";
 
 const MARKER = "<|python_tag|>";
@@ -72,11 +74,10 @@ function parseTagAt(
 	const afterMarker = at + MARKER.length;
 	const body = skipWhitespace(text, afterMarker);
 	const c = text.charCodeAt(body);
-	if (c === 123 || c === 91) {
-		const close = matcher.closeOf(c === 123 ? "{" : "[", body);
+	if (c === codeOpeningBrace || c === codeOpeningBracket) {
+		const close = matcher.closeOf(c === codeOpeningBrace ? "{" : "[", body);
 		if (close === -1) return { found: [], resume: afterMarker };
-		const parsed = tryParseJson(text.slice(body, close));
-		const calls = parsed.ok ? callsFromJson(parsed.value) : [];
+		const calls = callsFromJson(tryParse(text.slice(body, close)));
 		const end = absorbEndToken(text, lower, close);
 		const found = calls.map((call) => ({ ...call, grammar: "llama" as const, start: at, end }));
 		return { found, resume: close };
@@ -131,12 +132,15 @@ function pythonStartBlockAt(context: ScanContext, at: number): { calls: JsonCall
 	const c = text.charCodeAt(body);
 	let calls: JsonCall[] | undefined;
 	let close: number;
-	if (c === 123 || (c === 91 && text.charCodeAt(skipWhitespace(text, body + 1)) === 123)) {
-		close = matcher.closeOf(c === 123 ? "{" : "[", body);
+	if (
+		c === codeOpeningBrace ||
+		(c === codeOpeningBracket && text.charCodeAt(skipWhitespace(text, body + 1)) === codeOpeningBrace)
+	) {
+		close = matcher.closeOf(c === codeOpeningBrace ? "{" : "[", body);
 		if (close === -1) return undefined;
-		const parsed = tryParseJson(text.slice(body, close));
-		calls = parsed.ok ? callsFromJson(parsed.value) : undefined;
-	} else if (c === 91) {
+		const parsed = tryParse(text.slice(body, close));
+		calls = parsed === undefined ? undefined : callsFromJson(parsed);
+	} else if (c === codeOpeningBracket) {
 		close = matcher.closeOf("[", body);
 		if (close === -1) return undefined;
 		calls = pythonicListCalls(text.slice(body + 1, close - 1));
@@ -171,14 +175,6 @@ export function parsePythonStartCalls(context: ScanContext): GrammarCandidate[] 
 }
 
 /** Python-tag calls, then Llama 4 blocks, then bare JSON labelled `llama`. */
-export const parseLlama: FamilyParser = (context) => {
-	try {
-		return [
-			...parsePythonTagCalls(context),
-			...parsePythonStartCalls(context),
-			...parseBareJsonCalls(context, "llama"),
-		];
-	} catch {
-		return [];
-	}
-};
+export function parseLlama(context: ScanContext): GrammarCandidate[] {
+	return [...parsePythonTagCalls(context), ...parsePythonStartCalls(context), ...parseBareJsonCalls(context, "llama")];
+}

@@ -1,6 +1,5 @@
 /**
- * Family `minimax-text`: MiniMax-Text-01's TypeScript-style calls
- * (extension-contract §2.10).
+ * Family `minimax-text`: MiniMax-Text-01's TypeScript-style calls.
  *
  * Recognises `<function_call>` (ASCII case-insensitive) followed, before the
  * next `<function_call>`, by `functions.NAME(` … `)`, usually wrapped in a
@@ -10,7 +9,7 @@
  *     functions.read({"path": "CHANGELOG.md"})
  *     ```
  *
- * The text between the parens is a JSON object (normalized as §2.5), else the
+ * The text between the parens is a JSON object (normalized like every JSON argument body: a nested `arguments` is unwrapped), else the
  * call has `{}`. The range runs from `<function_call>` to the closing paren,
  * extended over the closing ``` when the call was opened inside a fence (the
  * original reached for the next ``` anywhere later, which could swallow prose
@@ -23,15 +22,15 @@
  * budgeted `BracketMatcher`.
  */
 import {
+	argumentsFromJsonText,
 	bracketMatcherFor,
 	type CaselessText,
+	codeOpenParenthesis,
 	lowerTextOf,
-	normalizeArgumentsObject,
 	readIdentifier,
 	skipWhitespace,
-	tryParseJson,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const OPENER = "<function_call>";
 const CLOSER = "</function_call>";
@@ -51,7 +50,7 @@ function functionsCallAt(text: string, at: number): FunctionsCall | undefined {
 	const ident = readIdentifier(text, at + FUNCTIONS.length);
 	if (!ident) return undefined;
 	const paren = skipWhitespace(text, ident.end);
-	return text.charCodeAt(paren) === 40 ? { at, name: ident.name, paren } : undefined;
+	return text.charCodeAt(paren) === codeOpenParenthesis ? { at, name: ident.name, paren } : undefined;
 }
 
 /** First `functions.NAME(` at or after the query offset; queries never move backwards. */
@@ -75,11 +74,6 @@ function functionsCallFinder(text: string, lower: CaselessText): (from: number) 
 	};
 }
 
-function parseArguments(inner: string): Record<string, unknown> {
-	const parsed = tryParseJson(inner.trim());
-	return (parsed.ok ? normalizeArgumentsObject(parsed.value) : undefined) ?? {};
-}
-
 /** End of the candidate: the closing fence when the call was fenced, then an optional closer tag. */
 function rangeEnd(text: string, lower: CaselessText, opener: number, call: FunctionsCall, close: number): number {
 	let end = close;
@@ -92,7 +86,8 @@ function rangeEnd(text: string, lower: CaselessText, opener: number, call: Funct
 	return end;
 }
 
-function parseBlocks(context: ScanContext): GrammarCandidate[] {
+/** Every MiniMax-Text-01 call in the scanned text. */
+export function parseMinimaxText(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
 	const lower = lowerTextOf(context);
 	const matcher = bracketMatcherFor(context);
@@ -117,7 +112,7 @@ function parseBlocks(context: ScanContext): GrammarCandidate[] {
 		const end = rangeEnd(text, lower, opener, call, close);
 		out.push({
 			name: call.name,
-			arguments: parseArguments(text.slice(call.paren + 1, close - 1)),
+			arguments: argumentsFromJsonText(text.slice(call.paren + 1, close - 1)),
 			grammar: "minimax-text",
 			start: opener,
 			end,
@@ -126,11 +121,3 @@ function parseBlocks(context: ScanContext): GrammarCandidate[] {
 	}
 	return out;
 }
-
-export const parseMinimaxText: FamilyParser = (context) => {
-	try {
-		return parseBlocks(context);
-	} catch {
-		return [];
-	}
-};

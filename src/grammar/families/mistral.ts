@@ -1,6 +1,6 @@
 /**
  * Family `mistral`: Mistral's `[TOOL_CALLS]` sentinel forms and the bare-JSON
- * call scan (extension-contract §2.10).
+ * call scan.
  *
  * Recognises
  * - `[TOOL_CALLS] [{"name": …, "arguments": {…}}, …]`: one call per object of
@@ -28,16 +28,20 @@
  * walk runs once per text; `llama` reuses its spans.
  */
 import {
+	argumentsFromJsonText,
 	type BracketKind,
 	bracketMatcherFor,
 	callFromJsonObject,
 	callsFromJson,
-	normalizeArgumentsObject,
+	codeColon,
+	codeOpeningBrace,
+	codeOpeningBracket,
+	perContext,
 	readIdentifier,
 	skipWhitespace,
-	tryParseJson,
+	tryParse,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
+import type { GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
 
 const MARKER = "[TOOL_CALLS]";
 const CALL_ID = "[CALL_ID]";
@@ -51,7 +55,7 @@ function startsWithCallKey(text: string, at: number): boolean {
 	for (const key of CALL_KEYS) {
 		if (!text.startsWith(key, at)) continue;
 		const colon = skipWhitespace(text, at + key.length);
-		if (text.charCodeAt(colon) === 58) return true;
+		if (text.charCodeAt(colon) === codeColon) return true;
 	}
 	return false;
 }
@@ -59,19 +63,17 @@ function startsWithCallKey(text: string, at: number): boolean {
 /** Kind of bare-JSON candidate opening at `at`, if any: `{"name": …` or `[{"name": …`. */
 function bareJsonKindAt(text: string, at: number): BracketKind | undefined {
 	const c = text.charCodeAt(at);
-	if (c === 123) return startsWithCallKey(text, skipWhitespace(text, at + 1)) ? "{" : undefined;
-	if (c === 91) {
+	if (c === codeOpeningBrace) return startsWithCallKey(text, skipWhitespace(text, at + 1)) ? "{" : undefined;
+	if (c === codeOpeningBracket) {
 		const inner = skipWhitespace(text, at + 1);
-		if (text.charCodeAt(inner) !== 123) return undefined;
+		if (text.charCodeAt(inner) !== codeOpeningBrace) return undefined;
 		return startsWithCallKey(text, skipWhitespace(text, inner + 1)) ? "[" : undefined;
 	}
 	return undefined;
 }
 
 function candidatesFromJson(jsonText: string, grammar: GrammarName, start: number, end: number): GrammarCandidate[] {
-	const parsed = tryParseJson(jsonText);
-	if (!parsed.ok) return [];
-	return callsFromJson(parsed.value).map((call) => ({
+	return callsFromJson(tryParse(jsonText)).map((call) => ({
 		name: call.name,
 		arguments: call.arguments,
 		grammar,
@@ -79,8 +81,6 @@ function candidatesFromJson(jsonText: string, grammar: GrammarName, start: numbe
 		end,
 	}));
 }
-
-const spanCache = new WeakMap<ScanContext, readonly BareJsonSpan[]>();
 
 interface BareJsonSpan {
 	start: number;
@@ -106,9 +106,7 @@ export function parseBareJsonCalls(context: ScanContext, grammar: GrammarName): 
  * second family's bracket queries would only repeat answers the shared
  * matcher already holds.
  */
-function bareJsonSpans(context: ScanContext): readonly BareJsonSpan[] {
-	const cached = spanCache.get(context);
-	if (cached) return cached;
+const bareJsonSpans = perContext((context): readonly BareJsonSpan[] => {
 	const text = context.text;
 	const out: BareJsonSpan[] = [];
 	const matcher = bracketMatcherFor(context);
@@ -128,9 +126,8 @@ function bareJsonSpans(context: ScanContext): readonly BareJsonSpan[] {
 		out.push({ start: open, end });
 		cursor = end;
 	}
-	spanCache.set(context, out);
 	return out;
-}
+});
 
 /** Candidates of one `[TOOL_CALLS]` marker at `at`, and where scanning resumes. */
 function parseMarkerAt(context: ScanContext, at: number): { found: GrammarCandidate[]; resume: number } {
@@ -140,14 +137,14 @@ function parseMarkerAt(context: ScanContext, at: number): { found: GrammarCandid
 	const miss = { found: [], resume: afterMarker };
 	const next = skipWhitespace(text, afterMarker);
 	const c = text.charCodeAt(next);
-	if (c === 91 || c === 123) {
+	if (c === codeOpeningBracket || c === codeOpeningBrace) {
 		// Only a list of objects (or one object) can hold calls; anything else is not worth parsing.
-		if (c === 91 && text.charCodeAt(skipWhitespace(text, next + 1)) !== 123) return miss;
-		const end = matcher.closeOf(c === 91 ? "[" : "{", next);
+		if (c === codeOpeningBracket && text.charCodeAt(skipWhitespace(text, next + 1)) !== codeOpeningBrace) return miss;
+		const end = matcher.closeOf(c === codeOpeningBracket ? "[" : "{", next);
 		if (end === -1) return miss;
-		const parsed = tryParseJson(text.slice(next, end));
-		if (!parsed.ok) return { found: [], resume: end };
-		const calls = Array.isArray(parsed.value) ? callsFromJson(parsed.value) : [callFromJsonObject(parsed.value)];
+		const parsed = tryParse(text.slice(next, end));
+		if (parsed === undefined) return { found: [], resume: end };
+		const calls = Array.isArray(parsed) ? callsFromJson(parsed) : [callFromJsonObject(parsed)];
 		const found: GrammarCandidate[] = [];
 		for (const call of calls) {
 			if (call) found.push({ name: call.name, arguments: call.arguments, grammar: "mistral", start: at, end });
@@ -166,11 +163,10 @@ function parseMarkerAt(context: ScanContext, at: number): { found: GrammarCandid
 	if (argsAt === -1) return miss;
 	const json = skipWhitespace(text, argsAt);
 	const jc = text.charCodeAt(json);
-	if (jc !== 123 && jc !== 91) return miss;
-	const end = matcher.closeOf(jc === 123 ? "{" : "[", json);
+	if (jc !== codeOpeningBrace && jc !== codeOpeningBracket) return miss;
+	const end = matcher.closeOf(jc === codeOpeningBrace ? "{" : "[", json);
 	if (end === -1) return miss;
-	const parsed = tryParseJson(text.slice(json, end));
-	const args = (parsed.ok ? normalizeArgumentsObject(parsed.value) : undefined) ?? {};
+	const args = argumentsFromJsonText(text.slice(json, end));
 	return { found: [{ name: ident.name, arguments: args, grammar: "mistral", start: at, end }], resume: end };
 }
 
@@ -191,11 +187,7 @@ export function parseMistralMarkers(context: ScanContext): GrammarCandidate[] {
 	return out;
 }
 
-/** Marker forms first, then bare JSON labelled `mistral` (the §2.6 collection order). */
-export const parseMistral: FamilyParser = (context) => {
-	try {
-		return [...parseMistralMarkers(context), ...parseBareJsonCalls(context, "mistral")];
-	} catch {
-		return [];
-	}
-};
+/** Marker forms first, then bare JSON labelled `mistral` (collection order decides exact range ties at selection). */
+export function parseMistral(context: ScanContext): GrammarCandidate[] {
+	return [...parseMistralMarkers(context), ...parseBareJsonCalls(context, "mistral")];
+}

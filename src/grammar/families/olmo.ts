@@ -1,11 +1,10 @@
 /**
- * Family `olmo`: AllenAI OLMo 3's `<function_calls>` block of pythonic calls
- * (extension-contract §2.10).
+ * Family `olmo`: AllenAI OLMo 3's `<function_calls>` block of pythonic calls.
  *
  * Recognises `<function_calls>` … the next `</function_calls>` (ASCII
  * case-insensitive). Every line-leading pythonic call in the body is a call
- * (§2.5: keyword arguments only; `True`/`False`/`None` and JSON literals
- * both work); all calls of a block share the block's range. A block without
+ * (keyword arguments only; `True`/`False`/`None` and JSON literals both
+ * read as values); all calls of a block share the block's range. A block without
  * a closer, or without a call (an Anthropic-style `<invoke>` body, say),
  * yields nothing.
  *
@@ -21,7 +20,7 @@ import {
 	lowerTextOf,
 	pythonicCallAtLine,
 } from "../scan.ts";
-import type { FamilyParser, GrammarCandidate, ScanContext } from "../types.ts";
+import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 const OPENER = "<function_calls>";
 const CLOSER = "</function_calls>";
@@ -52,7 +51,8 @@ function callsInBody(
 	return calls;
 }
 
-function parseBlocks(context: ScanContext): GrammarCandidate[] {
+/** Every Olmo call in the scanned text. */
+export function parseOlmo(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
 	const lower = lowerTextOf(context);
 	const matcher = bracketMatcherFor(context);
@@ -74,11 +74,3 @@ function parseBlocks(context: ScanContext): GrammarCandidate[] {
 	}
 	return out;
 }
-
-export const parseOlmo: FamilyParser = (context) => {
-	try {
-		return parseBlocks(context);
-	} catch {
-		return [];
-	}
-};

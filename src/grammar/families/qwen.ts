@@ -1,5 +1,5 @@
 /**
- * `qwen`: Qwen3-Coder / Hermes function XML (extension-contract §2.10).
+ * `qwen`: Qwen3-Coder / Hermes function XML.
  *
  *   <tool_call>
  *   <function=bash>
@@ -19,11 +19,14 @@
  */
 import {
 	allIndexesOf,
+	codeGreaterThan,
+	defineOwn,
+	firstIndexAtOrAfter,
 	indexOfBefore,
 	lowerTextOf,
 	maybeParseJsonValue,
+	perContext,
 	readIdentifier,
-	setOwn,
 	skipInlineSpace,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
@@ -40,33 +43,19 @@ interface QwenIndex {
 	parameterClose: Int32Array;
 }
 
-const indexCache = new WeakMap<ScanContext, QwenIndex>();
-
-function indexOf(context: ScanContext): QwenIndex {
-	let index = indexCache.get(context);
-	if (!index) {
-		const lower = lowerTextOf(context);
-		index = {
-			functionOpen: allIndexesOf(lower, FUNCTION_OPEN),
-			functionClose: allIndexesOf(lower, FUNCTION_CLOSE),
-			parameterOpen: allIndexesOf(lower, PARAMETER_OPEN),
-			parameterClose: allIndexesOf(lower, PARAMETER_CLOSE),
-		};
-		indexCache.set(context, index);
-	}
-	return index;
-}
+const indexOf = perContext((context): QwenIndex => {
+	const lower = lowerTextOf(context);
+	return {
+		functionOpen: allIndexesOf(lower, FUNCTION_OPEN),
+		functionClose: allIndexesOf(lower, FUNCTION_CLOSE),
+		parameterOpen: allIndexesOf(lower, PARAMETER_OPEN),
+		parameterClose: allIndexesOf(lower, PARAMETER_CLOSE),
+	};
+});
 
 /** First value in the ascending `list` that is `>= offset`, or -1. */
 function firstAtOrAfter(list: Int32Array, offset: number): number {
-	let low = 0;
-	let high = list.length;
-	while (low < high) {
-		const mid = (low + high) >>> 1;
-		if ((list[mid] ?? 0) < offset) low = mid + 1;
-		else high = mid;
-	}
-	return list[low] ?? -1;
+	return list[firstIndexAtOrAfter(list, offset)] ?? -1;
 }
 
 /** A qwen function element with its offsets. */
@@ -97,8 +86,8 @@ function readParameters(
 		const key = text.slice(keyStart, gt).trim();
 		const value = text.slice(gt + 1, close).trim();
 		if (key !== "") {
-			setOwn(args, key, maybeParseJsonValue(value));
-			setOwn(raw, key, value);
+			defineOwn(args, key, maybeParseJsonValue(value));
+			defineOwn(raw, key, value);
 		}
 		at = firstAtOrAfter(index.parameterOpen, close + PARAMETER_CLOSE.length);
 	}
@@ -120,7 +109,7 @@ export function qwenFunctionsIn(
 		const nameStart = skipInlineSpace(text, at + FUNCTION_OPEN.length, to);
 		const ident = readIdentifier(text, nameStart);
 		const gt = ident ? skipInlineSpace(text, ident.end, to) : -1;
-		if (!ident || text.charCodeAt(gt) !== 62) {
+		if (!ident || text.charCodeAt(gt) !== codeGreaterThan) {
 			at = firstAtOrAfter(index.functionOpen, at + 1);
 			continue;
 		}

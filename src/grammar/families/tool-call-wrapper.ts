@@ -1,6 +1,6 @@
 /**
  * The `<tool_call>…</tool_call>` / `<tools>…</tools>` wrapper scan shared by
- * `qwen`, `glm` and `granite` (extension-contract §2.10). A wrapper runs from
+ * `qwen`, `glm` and `granite`. A wrapper runs from
  * an opener to the first closer of the same tag name (lazy match); scanning
  * resumes after it. Its body is read, in this order, as:
  *
@@ -14,7 +14,15 @@
  * opener. Linear: opener and closer offsets are collected once and walked
  * with forward-only pointers; each body is read once.
  */
-import { allIndexesOf, type CaselessText, callsFromJsonText, lowerTextOf, unwrapMarkdownFence } from "../scan.ts";
+import {
+	allIndexesOf,
+	type CaselessText,
+	callsFromJsonText,
+	codeOpeningBrace,
+	codeOpeningBracket,
+	lowerTextOf,
+	unwrapMarkdownFence,
+} from "../scan.ts";
 import type { GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
 import { glmCallIn } from "./glm.ts";
 import { qwenCandidate, qwenFunctionsIn } from "./qwen.ts";
@@ -50,7 +58,7 @@ function jsonBodyCandidates(
 	const json = unwrapMarkdownFence(body.trim());
 	// Only a body that is JSON: a JSON value nested in a glm argument is data, not a call.
 	const first = json.charCodeAt(0);
-	if (first !== 123 && first !== 91) return [];
+	if (first !== codeOpeningBrace && first !== codeOpeningBracket) return [];
 	const calls = callsFromJsonText(json);
 	return calls.map((call) => ({ name: call.name, arguments: call.arguments, grammar, start, end }));
 }

@@ -13,7 +13,7 @@ import {
 const section = (id: string, args: string) =>
 	`<|tool_calls_section_begin|><|tool_call_begin|>${id}<|tool_call_argument_begin|>${args}<|tool_call_end|><|tool_calls_section_end|>`;
 
-describe("kimi sections (extension-contract §9.6 case 31)", () => {
+describe("kimi sections", () => {
 	it("reads functions.web_search:0 with {query:pi} as web_search {query:'pi'}", () => {
 		const text = section("functions.web_search:0", '{"query":"pi"}');
 		expect(runParser(parseKimi, text)).toEqual([
@@ -22,7 +22,7 @@ describe("kimi sections (extension-contract §9.6 case 31)", () => {
 	});
 });
 
-describe("kimi call ids (§9.10 case 64)", () => {
+describe("a kimi call id in place of a tool name is no call", () => {
 	it("yields no candidate for an OpenAI-style id such as call_0001, so the text stays untouched", () => {
 		expect(runParser(parseKimi, `Working.\n${section("call_0001", '{"query":"pi"}')}`)).toEqual([]);
 	});

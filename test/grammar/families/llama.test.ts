@@ -12,7 +12,7 @@ import {
 	runParser,
 } from "./family-fixtures.ts";
 
-describe("<|python_tag|> JSON calls (extension-contract §9.6 case 33)", () => {
+describe("<|python_tag|> JSON calls", () => {
 	it("reads write_file with the inner object as its arguments", () => {
 		const args = { path: "/tmp/a.txt", content: "hello\nworld", overwrite: true };
 		const text = `<|python_tag|>${JSON.stringify({ name: "write_file", arguments: args })}`;
@@ -51,7 +51,7 @@ describe("<|python_tag|> pythonic calls", () => {
 	});
 });
 
-describe("bare JSON labelled llama (§9.10 case 57)", () => {
+describe("bare JSON labelled llama", () => {
 	it("reports a bare call object under the llama label", () => {
 		const text = 'Reading: {"name": "read", "arguments": {"path": "a"}}';
 		expect(runParser(parseLlama, text)).toMatchObject([{ name: "read", grammar: "llama" }]);

@@ -13,7 +13,7 @@ import {
 	runParser,
 } from "./family-fixtures.ts";
 
-describe("bare JSON seen by mistral and llama (§9.10 case 57, decisions §4.4)", () => {
+describe("bare JSON seen by mistral and llama", () => {
 	const call = '{"name": "read", "arguments": {"path": "README.md"}}';
 	const text = `Let me read it.\n${call}`;
 

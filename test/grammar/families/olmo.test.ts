@@ -10,7 +10,7 @@ import {
 	runParser,
 } from "./family-fixtures.ts";
 
-describe("olmo <function_calls> blocks (extension-contract §9.6 case 34)", () => {
+describe("olmo <function_calls> blocks", () => {
 	it("reads overwrite=True as true", () => {
 		const text = '<function_calls>\nwrite_file(path="/tmp/a", content="hello", overwrite=True)\n</function_calls>';
 		expect(runParser(parseOlmo, text)).toEqual([

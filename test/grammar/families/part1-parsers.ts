@@ -1,7 +1,7 @@
 /**
  * The family parsers of grammar part 1 as the fixture runner sees them: the
  * family's scan steps over a text with every family enabled, selected
- * (§2.6) and narrowed to the family's own label. The `<tool_call>` wrapper
+ * (one candidate per overlapping range) and narrowed to the family's own label. The `<tool_call>` wrapper
  * serves qwen, glm and granite at once, so each of those picks its share.
  */
 import { parseDsml } from "../../../src/grammar/families/dsml.ts";

@@ -15,7 +15,7 @@ const FAMILIES: readonly GrammarName[] = ["kimi", "mistral", "llama", "minimax-t
 const CLAIMED_ELSEWHERE: Record<string, { grammar: GrammarName; why: string }> = {
 	"llama/bare-object": {
 		grammar: "mistral",
-		why: "bare JSON is promoted once, under the first family (decisions §4.4)",
+		why: "bare JSON is promoted once, under the first family",
 	},
 	"olmo/invoke-body": { grammar: "invoke", why: "an Anthropic-style body is invoke XML" },
 	"olmo/unclosed": { grammar: "granite", why: "a line-leading pythonic call outside a block is granite's" },

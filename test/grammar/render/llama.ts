@@ -4,7 +4,7 @@
  *
  * Limits (`renderable`): the name is not blank and has no surrounding
  * spaces; the arguments hold no `arguments` key with a string or object value
- * (§2.5 normalization would unwrap it).
+ * (argument normalization would unwrap it).
  */
 export interface RenderableCall {
 	name: string;

@@ -3,7 +3,7 @@
  * round-trip property test.
  *
  * Limits (`renderable`): the name is an identifier; the arguments hold no
- * `arguments` key with a string or object value (§2.5 normalization would
+ * `arguments` key with a string or object value (argument normalization would
  * unwrap it).
  */
 export interface RenderableCall {

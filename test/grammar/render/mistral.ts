@@ -2,7 +2,7 @@
  * Writes a call in Mistral's `[TOOL_CALLS]` array grammar, for the round-trip
  * property test.
  *
- * Limits (`renderable`): the arguments must survive §2.5 normalization, so
+ * Limits (`renderable`): the arguments must survive argument normalization, so
  * they may not hold an `arguments` key whose value is a string or an object
  * (normalization unwraps it); the name is not blank.
  */

@@ -1,0 +1,166 @@
+/**
+ * XML-like markup helpers for the tag families (`<invoke>`, DSML): attribute
+ * values, complete tags of given names, and lookups over the sorted tag list.
+ * Each tag is read in time proportional to its own length.
+ */
+import { allIndexesOf, asciiLowerCase, type CaselessText } from "./caseless.ts";
+import {
+	codeDoubleQuote,
+	codeEqual,
+	codeGreaterThan,
+	codeLessThan,
+	codeSingleQuote,
+	codeSpace,
+	isIdentifierPart,
+	isWhitespace,
+} from "./chars.ts";
+import { skipInlineSpace } from "./cursor.ts";
+
+/**
+ * The value of `attr="..."` or `attr='...'` inside `text[from, to)` (a tag's
+ * inside), matched case-insensitively on the attribute name and only where
+ * the name starts a word. Undefined when absent or unterminated.
+ */
+export function attributeValue(text: string, from: number, to: number, attr: string): string | undefined {
+	const lower = asciiLowerCase(text.slice(from, to));
+	const needle = attr.toLowerCase();
+	let at = lower.indexOf(needle);
+	while (at !== -1) {
+		const before = at === 0 ? codeSpace : lower.charCodeAt(at - 1);
+		let i = at + needle.length;
+		if (!isIdentifierPart(before) || at === 0) {
+			i = skipInlineSpace(lower, i);
+			if (lower.charCodeAt(i) === codeEqual) {
+				i = skipInlineSpace(lower, i + 1);
+				const quote = lower.charCodeAt(i);
+				if (quote === codeDoubleQuote || quote === codeSingleQuote) {
+					const close = lower.indexOf(String.fromCharCode(quote), i + 1);
+					if (close === -1) return undefined;
+					return text.slice(from + i + 1, from + close);
+				}
+			}
+		}
+		at = lower.indexOf(needle, at + needle.length);
+	}
+	return undefined;
+}
+
+/** A complete XML-ish tag `<name attrs>` or `</name>` found in text. */
+export interface MarkupTag {
+	start: number;
+	/** Just after `>`. */
+	end: number;
+	/** Lower-case tag name as searched. */
+	name: string;
+	closing: boolean;
+	/** The attribute text lies in `[attrStart, attrEnd)`. */
+	attrStart: number;
+	attrEnd: number;
+}
+
+/**
+ * Every complete `<name …>` and `</name>` for the given lower-case names,
+ * ascending by start. Attribute text may not hold `<`, `>` or reach past the
+ * next `<`, so each tag is read in time proportional to its own length.
+ */
+export function findMarkupTags(lower: CaselessText, names: readonly string[]): MarkupTag[] {
+	const tags: MarkupTag[] = [];
+	for (const name of names) {
+		for (const closing of [false, true]) {
+			const needle = closing ? `</${name}` : `<${name}`;
+			for (const start of allIndexesOf(lower, needle)) {
+				const nameEnd = start + needle.length;
+				const next = lower.charCodeAt(nameEnd);
+				if (next !== codeGreaterThan && !isWhitespace(next)) continue;
+				let k = nameEnd;
+				while (k < lower.length) {
+					const c = lower.charCodeAt(k);
+					if (c === codeGreaterThan || c === codeLessThan) break;
+					k++;
+				}
+				if (lower.charCodeAt(k) !== codeGreaterThan) continue;
+				tags.push({ start, end: k + 1, name, closing, attrStart: nameEnd, attrEnd: k });
+			}
+		}
+	}
+	tags.sort((a, b) => a.start - b.start);
+	return tags;
+}
+
+/**
+ * `table[k]` = index of the first complete tag at or after `k` that is the
+ * closer `</name>`, or -1: one backward pass, so every closer lookup of a
+ * walk is a table read.
+ */
+export function nextCloserTable(tags: readonly ListedTag[], name: string): Int32Array {
+	const next = new Int32Array(tags.length + 1).fill(-1);
+	for (let k = tags.length - 1; k >= 0; k--) {
+		const tag = tags[k];
+		next[k] = tag !== undefined && tag.complete !== false && tag.closing && tag.name === name ? k : (next[k + 1] ?? -1);
+	}
+	return next;
+}
+
+/** Index of the first of the sorted `tags` (or spans) whose start is `>= offset` (binary search), or `tags.length`. */
+export function firstTagAtOrAfter(tags: readonly { start: number }[], offset: number): number {
+	let low = 0;
+	let high = tags.length;
+	while (low < high) {
+		const mid = (low + high) >>> 1;
+		if ((tags[mid]?.start ?? 0) < offset) low = mid + 1;
+		else high = mid;
+	}
+	return low;
+}
+
+/** A tag as the tag-list families hold it; `complete: false` marks a tag cut before its `>`. */
+export interface ListedTag extends MarkupTag {
+	complete?: boolean;
+}
+
+/** One `<parameter name="KEY" string="…">VALUE</parameter>` element, as written. */
+export interface ParameterElement {
+	key: string;
+	/** The text between the tags, untrimmed. */
+	value: string;
+	/** The `string` attribute, trimmed and lower-cased, when present. */
+	stringAttr: string | undefined;
+}
+
+/**
+ * The `<parameter name=…>` elements between the tags at indexes `open` and
+ * `close` of `tags` (the `<invoke>` form, plain or DSML-prefixed); `closers`
+ * gives for each index the next `</parameter>` at or after it. Undefined when
+ * no parameter element is closed inside, so the caller reads the body another
+ * way; an element without a `name` is passed over.
+ */
+export function parameterElements(
+	text: string,
+	tags: readonly ListedTag[],
+	closers: Int32Array,
+	open: number,
+	close: number,
+): ParameterElement[] | undefined {
+	let found: ParameterElement[] | undefined;
+	let k = open + 1;
+	while (k < close) {
+		const tag = tags[k] as ListedTag;
+		if (tag.complete === false || tag.closing || tag.name !== "parameter") {
+			k++;
+			continue;
+		}
+		const end = closers[k + 1] ?? -1;
+		if (end === -1 || end >= close) break;
+		found ??= [];
+		const key = attributeValue(text, tag.attrStart, tag.attrEnd, "name");
+		if (key !== undefined) {
+			found.push({
+				key,
+				value: text.slice(tag.end, (tags[end] as ListedTag).start),
+				stringAttr: attributeValue(text, tag.attrStart, tag.attrEnd, "string")?.trim().toLowerCase(),
+			});
+		}
+		k = end + 1;
+	}
+	return found;
+}
