@@ -30,7 +30,8 @@
  * of calls that never ran and continues a silent stop once; `message_end` runs the
  * tool-name repair (when on), the malformed-JSON rescue, the schema repair of other
  * owners' calls, then the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
- * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session.
+ * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session,
+ * and the leaked calls whose text was stripped or only observed instead of run.
  *
  * Usage:
  *   pi -e ./path/to/pi-repair-layer        # a checkout (auto-discovery entry)
@@ -44,6 +45,7 @@ import { registerRepairCommands, showSettingsWarning } from "./extension/command
 import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from "./extension/composition-settings.ts";
 import { createContained, reportContainedError } from "./extension/contained.ts";
 import { SilentStopGuard } from "./extension/continuation.ts";
+import { logLeakText } from "./extension/diagnostics.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
@@ -83,7 +85,10 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	// Warnings raised between events (a telemetry file refused) go to the UI of the latest session, else stderr.
 	let warningContext: ExtensionContext | undefined;
 	const model = new ModelTracker();
-	const feedback = new RepairFeedbackHub({ appendEntry: (type, data) => pi.appendEntry(type, data) });
+	// A host that cannot persist an entry still shows and notes the repair.
+	const feedback = new RepairFeedbackHub({
+		appendEntry: (type, data) => contained(`append-entry:${type}`, () => pi.appendEntry(type, data)),
+	});
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model,
@@ -121,6 +126,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		for (const fresh of foreignOwners.update(survey.foreign)) showSettingsWarning(ctx, foreignOwnerLine(fresh));
 	};
 	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.tally, settings);
+	/** Set when the current message's leaked text was stripped or observed, so the footer is redrawn. */
+	let leaksNoted = false;
 	const grammarLeaks = createGrammarLeakHandler({
 		settings: () => settings,
 		modelId: () => model.id,
@@ -128,6 +135,11 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		toolSchemas: () => toolSchemas(pi),
 		telemetry: deps.telemetry,
 		onPromoted: (toolCallId, toolName, promoted) => feedback.bind(toolCallId, toolName, promoted),
+		onLeakText: (leak) => {
+			leaksNoted = true;
+			logLeakText(leak);
+			feedback.noteLeak(leak);
+		},
 	});
 	const silentStops = new SilentStopGuard({
 		settings: () => settings,
@@ -251,14 +263,14 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			const rescued = rescueMalformedArguments(named, rescueDepsFor(target, feedback, ctx.model));
 			const repaired = repairToolCalls(rescued ?? named, target, feedback) ?? rescued;
 			const current = repaired ?? named;
+			leaksNoted = false;
 			const promoted = contained("message-end:grammar", () => grammarLeaks(current));
 			contained("message-end:silent-stops", () =>
 				silentStops.noteAssistantMessage(current, promoted?.message ?? current),
 			);
 			const final = promoted?.message ?? repaired ?? renamed?.message;
-			if (final === undefined) return undefined;
-			showTally(ctx);
-			return { message: final as typeof event.message };
+			if (final !== undefined || leaksNoted) showTally(ctx);
+			return final === undefined ? undefined : { message: final as typeof event.message };
 		}),
 	);
 

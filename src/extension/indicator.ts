@@ -7,7 +7,9 @@
  * - the model-facing `<repair_note>` lines at the head of a result are never
  *   drawn as text (collapsed, expanded or failed): the renderer gets the
  *   result without them, and they become the `↳` lines instead;
- * - in the footer, a compact tally of the calls repaired and recovered this session.
+ * - in the footer, a compact tally of the calls repaired and recovered this
+ *   session, and of the leaked calls whose text was stripped from a reply or
+ *   left in it (observed) instead of being run, so a leak is never invisible.
  *
  * Both only read value-free feedback (rule IDs; notes only while the session
  * holds them) and the live settings object, so a settings change shows at the
@@ -17,6 +19,7 @@
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { type Component, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import type { RepairFeedback } from "../core/types.ts";
+import type { SessionTally } from "./feedback.ts";
 import type { RepairDisplaySettings } from "./types.ts";
 
 export const INDICATOR_PREFIX = "🔨 ✓ input repaired";
@@ -144,22 +147,24 @@ export function wrapRenderResult(
 	};
 }
 
-/** Calls shown this session, by outcome, with the words `/repair-stats` uses for them. */
-export interface FooterTally {
-	repaired: number;
-	recovered: number;
-}
+/** How each count of the tally reads in the footer: calls by their outcome, leaked text as "leak(s) …". */
+const FOOTER_WORDS: Record<keyof SessionTally, (n: number) => string> = {
+	repaired: (n) => `${n} repaired`,
+	recovered: (n) => `${n} recovered`,
+	stripped: (n) => `${n} ${n === 1 ? "leak" : "leaks"} stripped`,
+	observed: (n) => `${n} ${n === 1 ? "leak" : "leaks"} observed`,
+};
 
 /** The footer text for the session's tally, or `undefined` to clear it. */
 export function footerStatusText(
-	tally: FooterTally,
+	tally: SessionTally,
 	settings: RepairDisplaySettings,
 	theme?: unknown,
 ): string | undefined {
 	if (!settings.showIndicator) return undefined;
-	const parts = (["repaired", "recovered"] as const)
+	const parts = (Object.keys(FOOTER_WORDS) as (keyof SessionTally)[])
 		.filter((outcome) => tally[outcome] > 0)
-		.map((outcome) => `${tally[outcome]} ${outcome}`);
+		.map((outcome) => FOOTER_WORDS[outcome](tally[outcome]));
 	return parts.length === 0 ? undefined : muted(theme, `🔨 ${parts.join(" · ")}`);
 }
 
@@ -171,7 +176,7 @@ interface StatusContext {
 /** Shows (or clears) the footer tally where there is a UI; a no-op in print and JSON modes. */
 export function updateFooterStatus(
 	ctx: StatusContext | undefined,
-	tally: FooterTally,
+	tally: SessionTally,
 	settings: RepairDisplaySettings,
 ): void {
 	try {

@@ -136,6 +136,29 @@ describe("the real pi CLI with the repair layer loaded", () => {
 		expect(r.stdout).toContain(secret);
 	});
 
+	it("logs leaked call text it strips instead of running: families, setting and count, never the text", async () => {
+		const secret = "s3cret-leak-5521";
+		const bar = "\uff5c";
+		const dsml = [
+			`<${bar}DSML${bar}tool_calls>`,
+			`<${bar}DSML${bar}invoke name="write">`,
+			`<${bar}DSML${bar}parameter name="path" string="true">${secret}.txt</${bar}DSML${bar}parameter>`,
+			`<${bar}DSML${bar}parameter name="content" string="true">${secret}</${bar}DSML${bar}parameter>`,
+			`</${bar}DSML${bar}invoke>`,
+			`</${bar}DSML${bar}tool_calls>`,
+		].join("\n");
+		const r = await cli({
+			model: "deepseek-v4",
+			env: { PI_TOOL_REPAIR_LOG: "1" },
+			script: [{ text: `Saving the notes.\n${dsml}` }, { text: "done" }],
+		});
+		expect(r.exitCode).toBe(0);
+		const lines = r.stderr.split("\n").filter((line) => line.startsWith("[pi-repair] leak="));
+		expect(lines).toEqual(["[pi-repair] leak=stripped grammars=dsml mode=strip count=1"]);
+		expect(r.stderr).not.toContain(secret);
+		expect(existsSync(join(r.workspace, `${secret}.txt`))).toBe(false);
+	});
+
 	it("hands unrepairable input to pi's own validation with PI_TOOL_REPAIR_PASSTHROUGH", async () => {
 		const r = await cli({
 			env: { PI_TOOL_REPAIR_PASSTHROUGH: "1" },

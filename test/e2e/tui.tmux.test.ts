@@ -3,7 +3,8 @@
  * tmux with the scripted provider and this extension; we type a prompt, wait
  * for the scripted turn to finish and read the screen. A repaired call shows
  * the muted `🔨 ✓ input repaired (...)` line under its result and the footer
- * counts the repair; a clean call shows neither.
+ * counts the repair; a clean call shows neither; leaked call text that is
+ * stripped instead of run is counted in the footer.
  *
  * Skipped, with a message, where tmux is not installed (.ci/run installs it).
  */
@@ -30,7 +31,7 @@ function shellQuote(value: string): string {
 }
 
 /** Starts pi's TUI in a detached tmux session and returns a screen reader. */
-function startTui(script: readonly ScriptStep[], files: Record<string, string>) {
+function startTui(script: readonly ScriptStep[], files: Record<string, string>, model = "scripted-1") {
 	const root = mkdtempSync(join(tmpdir(), "pi-repair-tui-"));
 	roots.push(root);
 	const workspace = join(root, "workspace");
@@ -43,6 +44,7 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>) 
 		PI_CODING_AGENT_DIR: join(root, "agent"),
 		PI_OFFLINE: "1",
 		PI_SCRIPTED_SCRIPT: join(root, "script.json"),
+		PI_SCRIPTED_MODEL: model,
 		PI_TOOL_REPAIR_TELEMETRY: "off",
 		PI_TOOL_REPAIR_SETTINGS: join(root, "settings.json"),
 	};
@@ -50,7 +52,7 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>) 
 		.map(([key, value]) => `${key}=${shellQuote(value)}`)
 		.join(" ");
 	const pi = [node22(), PI_BIN, "--no-session", "-ne", "-e", SCRIPTED_PROVIDER_PATH, "-e", EXTENSION_ENTRY]
-		.concat(["--provider", "scripted", "--model", "scripted-1"])
+		.concat(["--provider", "scripted", "--model", model])
 		.map(shellQuote)
 		.join(" ");
 	const name = `pi-repair-tui-${process.pid}-${sessions.length}`;
@@ -121,6 +123,30 @@ describe.skipIf(!hasTmux)("pi's interactive TUI with the repair layer", () => {
 		const expanded = tui.screen();
 		expect(expanded).toContain("🔨 ✓ input repaired");
 		expect(expanded).not.toContain("repair_note");
+	});
+
+	it("counts leaked call text it stripped in the footer, so the user knows a call did not run", {
+		timeout: 90_000,
+	}, async () => {
+		const bar = "\uff5c";
+		const dsml = [
+			`<${bar}DSML${bar}tool_calls>`,
+			`<${bar}DSML${bar}invoke name="write">`,
+			`<${bar}DSML${bar}parameter name="path" string="true">leak.txt</${bar}DSML${bar}parameter>`,
+			`<${bar}DSML${bar}parameter name="content" string="true">x</${bar}DSML${bar}parameter>`,
+			`</${bar}DSML${bar}invoke>`,
+			`</${bar}DSML${bar}tool_calls>`,
+		].join("\n");
+		const tui = startTui(
+			[{ text: `Saving the notes.\n${dsml}` }, { text: "finished after the leak" }],
+			{},
+			"deepseek-v4",
+		);
+		await tui.waitFor("deepseek-v4");
+		tui.type("go");
+		const screen = await tui.waitFor("finished after the leak");
+		expect(screen).toContain("🔨 1 leak stripped");
+		expect(screen).not.toContain("DSML");
 	});
 
 	it("shows no indicator for a clean call", { timeout: 90_000 }, async () => {

@@ -4,6 +4,7 @@ import {
 	createGrammarLeakHandler,
 	type GrammarLeakHandlerDeps,
 	grammarRecoveryNote,
+	type LeakTextEvent,
 } from "../../src/extension/grammar-leaks.ts";
 import type { RepairDisplaySettings, TelemetryRecorder } from "../../src/extension/types.ts";
 
@@ -132,15 +133,8 @@ describe("message_end grammar handler (extension-contract §2.2)", () => {
 		expect(promoted.map((p) => p.toolName)).toEqual(["read"]);
 	});
 
-	it("allows nothing when activeTools throws and no allow-list is set (§9.10 case 59)", () => {
-		const { handler, promoted } = setup(
-			{},
-			{
-				activeTools: () => {
-					throw new Error("old host");
-				},
-			},
-		);
+	it("allows nothing when pi lists no active tools and no allow-list is set", () => {
+		const { handler, promoted } = setup({}, { activeTools: () => [] });
 		expect(handler(assistant(glmRead))).toBeUndefined();
 		expect(promoted).toEqual([]);
 	});
@@ -152,7 +146,7 @@ describe("message_end grammar handler (extension-contract §2.2)", () => {
 		expect(handler(assistant(leak))?.message.content.at(-1)).toMatchObject({ arguments: { path: "2024" } });
 	});
 
-	it("never throws: failing settings, telemetry or hooks leave the message alone or still return it", () => {
+	it("leaves failures to the extension's one contained boundary instead of swallowing them", () => {
 		const broken = setup(
 			{},
 			{
@@ -161,18 +155,24 @@ describe("message_end grammar handler (extension-contract §2.2)", () => {
 				},
 			},
 		);
-		expect(broken.handler(assistant(glmRead))).toBeUndefined();
-		const noisy = setup(
-			{},
-			{
-				onPromoted: () => {
-					throw new Error("hook");
-				},
-			},
-		);
-		expect(noisy.handler(assistant(glmRead))?.message.stopReason).toBe("toolUse");
+		expect(() => broken.handler(assistant(glmRead))).toThrow("boom");
 		expect(setup().handler(null)).toBeUndefined();
 		expect(setup().handler("text")).toBeUndefined();
+	});
+
+	it("hands stripped and observed leaks to onLeakText with families, setting and count, never the text", () => {
+		const leaks: LeakTextEvent[] = [];
+		const stripped = setup({ grammarRecovery: "strip" }, { onLeakText: (leak) => void leaks.push(leak) });
+		stripped.handler(assistant(`${glmRead}\n${glmRead.replace("notes.md", "other.md")}`));
+		const observed = setup({ grammarRecovery: "observe" }, { onLeakText: (leak) => void leaks.push(leak) });
+		observed.handler(assistant(glmRead));
+		const promoted = setup({ grammarRecovery: "recover" }, { onLeakText: (leak) => void leaks.push(leak) });
+		promoted.handler(assistant(glmRead));
+		expect(leaks).toEqual([
+			{ outcome: "stripped", grammars: ["glm"], count: 2, mode: "strip" },
+			{ outcome: "observed", grammars: ["glm"], count: 1, mode: "observe" },
+		]);
+		expect(JSON.stringify(leaks)).not.toContain("notes.md");
 	});
 
 	it("keeps values out of telemetry", () => {

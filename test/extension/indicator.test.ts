@@ -160,15 +160,26 @@ describe("the footer tally", () => {
 
 	it("shows the number of repaired calls where there is a UI", () => {
 		const { calls, ctx } = recordingContext(true);
-		updateFooterStatus(ctx, { repaired: 3, recovered: 0 }, defaultDisplaySettings());
+		updateFooterStatus(ctx, { repaired: 3, recovered: 0, stripped: 0, observed: 0 }, defaultDisplaySettings());
 		expect(calls).toEqual([[STATUS_KEY, "🔨 3 repaired"]]);
 	});
 
 	it("counts promoted calls as recovered, the word /repair-stats uses", () => {
-		expect(footerStatusText({ repaired: 2, recovered: 1 }, defaultDisplaySettings())).toBe(
+		expect(footerStatusText({ repaired: 2, recovered: 1, stripped: 0, observed: 0 }, defaultDisplaySettings())).toBe(
 			"🔨 2 repaired · 1 recovered",
 		);
-		expect(footerStatusText({ repaired: 0, recovered: 1 }, defaultDisplaySettings())).toBe("🔨 1 recovered");
+		expect(footerStatusText({ repaired: 0, recovered: 1, stripped: 0, observed: 0 }, defaultDisplaySettings())).toBe(
+			"🔨 1 recovered",
+		);
+	});
+
+	it("counts leaked calls that were stripped or left as text, so a leak that did not run is never invisible", () => {
+		expect(footerStatusText({ repaired: 1, recovered: 0, stripped: 2, observed: 0 }, defaultDisplaySettings())).toBe(
+			"🔨 1 repaired · 2 leaks stripped",
+		);
+		expect(footerStatusText({ repaired: 0, recovered: 0, stripped: 1, observed: 1 }, defaultDisplaySettings())).toBe(
+			"🔨 1 leak stripped · 1 leak observed",
+		);
 	});
 
 	it("marks a promoted call's result as recovered, not as repaired input", () => {
@@ -182,15 +193,20 @@ describe("the footer tally", () => {
 	});
 
 	it("clears itself for zero repairs or a hidden indicator", () => {
-		expect(footerStatusText({ repaired: 0, recovered: 0 }, defaultDisplaySettings())).toBeUndefined();
 		expect(
-			footerStatusText({ repaired: 2, recovered: 0 }, { ...defaultDisplaySettings(), showIndicator: false }),
+			footerStatusText({ repaired: 0, recovered: 0, stripped: 0, observed: 0 }, defaultDisplaySettings()),
+		).toBeUndefined();
+		expect(
+			footerStatusText(
+				{ repaired: 2, recovered: 0, stripped: 0, observed: 0 },
+				{ ...defaultDisplaySettings(), showIndicator: false },
+			),
 		).toBeUndefined();
 	});
 
 	it("never touches the UI without one (print and JSON modes), and survives a throwing one", () => {
 		const { calls, ctx } = recordingContext(false);
-		updateFooterStatus(ctx, { repaired: 3, recovered: 0 }, defaultDisplaySettings());
+		updateFooterStatus(ctx, { repaired: 3, recovered: 0, stripped: 0, observed: 0 }, defaultDisplaySettings());
 		expect(calls).toEqual([]);
 		const throwing = {
 			hasUI: true,
@@ -200,7 +216,11 @@ describe("the footer tally", () => {
 				},
 			},
 		};
-		expect(() => updateFooterStatus(throwing, { repaired: 1, recovered: 0 }, defaultDisplaySettings())).not.toThrow();
-		expect(() => updateFooterStatus(undefined, { repaired: 1, recovered: 0 }, defaultDisplaySettings())).not.toThrow();
+		expect(() =>
+			updateFooterStatus(throwing, { repaired: 1, recovered: 0, stripped: 0, observed: 0 }, defaultDisplaySettings()),
+		).not.toThrow();
+		expect(() =>
+			updateFooterStatus(undefined, { repaired: 1, recovered: 0, stripped: 0, observed: 0 }, defaultDisplaySettings()),
+		).not.toThrow();
 	});
 });
