@@ -482,17 +482,20 @@ async function runStatsCommand(args: string, ctx: ExtensionCommandContext, io: I
 		io,
 	).trimEnd();
 	try {
-		await ctx.ui.custom<void>((tui, theme, keybindings, done) =>
-			createStatsView(
-				{
-					report,
-					charts: (width, paint) => formatStatsCharts(stats, { width, paint }),
-				},
-				tui,
-				theme,
-				keybindings,
-				done,
-			),
+		await ctx.ui.custom<void>(
+			(tui, theme, keybindings, done) =>
+				createStatsView(
+					{
+						report,
+						charts: (width, paint) => formatStatsCharts(stats, { width, paint }),
+					},
+					tui,
+					theme,
+					keybindings,
+					done,
+				),
+			// An overlay gets the page keys on every host; inline, pi before `capturesViewportInput` gives them to the transcript.
+			{ overlay: true, overlayOptions: STATS_OVERLAY },
 		);
 	} catch {
 		ctx.ui.notify(report, "info");
@@ -506,11 +509,16 @@ export interface StatsViewContent {
 
 const OUTCOME_COLOURS = ["success", "accent", "error"] as const;
 
+/** The report covers the whole terminal, so nothing of the transcript shows through between its lines. */
+const STATS_OVERLAY = { width: "100%", maxHeight: "100%", anchor: "top-left" } as const;
+
 /**
  * The TUI report: charts first, then the text report, in a window the
- * height of the terminal. Arrows, PgUp/PgDn and Home/End scroll (the view
- * takes those keys from pi's fullscreen transcript while it is open);
- * Enter, Escape or `q` close it.
+ * height of the terminal, shown as a full-width overlay. Arrows, PgUp/PgDn
+ * and Home/End scroll (the view takes those keys from pi's fullscreen
+ * transcript while it is open: through `capturesViewportInput` where pi has
+ * it, and as a focused overlay on pi 1.3, which has not); Enter, Escape or
+ * `q` close it.
  */
 export function createStatsView(
 	content: StatsViewContent,

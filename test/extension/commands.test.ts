@@ -95,6 +95,7 @@ class ScriptedTerminalUi {
 	readonly notifications: { message: string; type: string | undefined }[] = [];
 	readonly customScreens: string[][] = [];
 	readonly customComponents: { capturesViewportInput?: boolean }[] = [];
+	readonly customOptions: unknown[] = [];
 	private readonly keys: string[][] = [];
 
 	/** Key presses for the next dialogs, one list per dialog. */
@@ -124,8 +125,9 @@ class ScriptedTerminalUi {
 			notify: (message: string, type?: "info" | "warning" | "error") => {
 				this.notifications.push({ message, type });
 			},
-			custom: (factory: (...args: unknown[]) => unknown) =>
+			custom: (factory: (...args: unknown[]) => unknown, options?: unknown) =>
 				new Promise((resolve) => {
+					this.customOptions.push(options);
 					const tui = { requestRender: () => {}, terminal: { rows: 20 } };
 					const theme = { fg: (_c: string, t: string) => t, bold: (t: string) => t };
 					const component = factory(tui, theme, getKeybindings(), resolve) as {
@@ -458,7 +460,7 @@ describe("/repair-stats in the TUI", () => {
 		expect(top?.length).toBe(16);
 	});
 
-	it("takes PgUp/PgDn from pi's fullscreen transcript and jumps with End and Home", async () => {
+	it("takes PgUp/PgDn from pi's fullscreen transcript on every supported pi and jumps with End and Home", async () => {
 		const recorder = createTelemetryRecorder({ path: () => telemetryFile });
 		for (let i = 0; i < 30; i++) {
 			recorder.toolOutcome({ tool: `tool_${i}`, model: "m", outcome: "repaired", rules: [], profile: "a", stages: [] });
@@ -467,6 +469,8 @@ describe("/repair-stats in the TUI", () => {
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-stats");
 		expect(ui.customComponents[0]?.capturesViewportInput).toBe(true);
+		// pi before capturesViewportInput (1.3) gives the page keys to a focused overlay only.
+		expect(ui.customOptions[0]).toMatchObject({ overlay: true, overlayOptions: { width: "100%", maxHeight: "100%" } });
 		const [, end, stillEnd, home] = ui.customScreens;
 		const total = Number(/of (\d+)/.exec(end?.at(-1) ?? "")?.[1]);
 		expect(end?.at(-1)).toMatch(new RegExp(`^lines ${total - 13}–${total} of ${total}`));
