@@ -43,7 +43,7 @@ import { BuiltinOverrides } from "./extension/builtin-overrides.ts";
 import { decideNestedCall, registerRepairingCodemode } from "./extension/codemode-repair.ts";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
 import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from "./extension/composition-settings.ts";
-import { createContained, reportContainedError } from "./extension/contained.ts";
+import { createContained } from "./extension/contained.ts";
 import { SilentStopGuard } from "./extension/continuation.ts";
 import { logLeakText } from "./extension/diagnostics.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
@@ -95,7 +95,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		telemetry: createTelemetryRecorder({ warn: (text) => showSettingsWarning(warningContext, text) }),
 		feedback,
 		failures: new RepeatFailureTracker(),
-		reportContained: (label, error) => reportContainedError(label, error, telemetry),
+		contained,
 	};
 	telemetry = deps.telemetry;
 	const overrides = new BuiltinOverrides(pi, deps);
@@ -260,8 +260,11 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			}
 			const named = (renamed?.message ?? event.message) as typeof event.message;
 			const target = targets.forMessage();
-			const rescued = rescueMalformedArguments(named, rescueDepsFor(target, feedback, ctx.model));
-			const repaired = repairToolCalls(rescued ?? named, target, feedback) ?? rescued;
+			const rescued = contained("message-end:rescue", () =>
+				rescueMalformedArguments(named, rescueDepsFor(target, feedback, ctx.model, contained)),
+			);
+			const repaired =
+				contained("message-end:tool-calls", () => repairToolCalls(rescued ?? named, target, feedback)) ?? rescued;
 			const current = repaired ?? named;
 			leaksNoted = false;
 			const promoted = contained("message-end:grammar", () => grammarLeaks(current));

@@ -1,5 +1,5 @@
 /**
- * Repeat-failure escalation (decisions §5.2): when one tool fails with the
+ * Repeat-failure escalation: when one tool fails with the
  * same failure fingerprint for the third time in a session, the retry message
  * also spells out the tool's expected argument shape, built from its schema.
  * A model that keeps making the same mistake is usually missing the shape, not
@@ -43,11 +43,6 @@ export class RepeatFailureTracker {
 /** Adds the expected shape to a retry message once the failure count reaches the threshold. */
 export function escalateRetryMessage(message: string, toolName: string, schema: TSchema, failureCount: number): string {
 	if (failureCount < ESCALATION_THRESHOLD) return message;
-	let shape: string;
-	try {
-		shape = describeExpectedShape(schema);
-	} catch {
-		return message;
-	}
+	const shape = describeExpectedShape(schema);
 	return `${message}\n\nThis is attempt ${failureCount} with the same problem. The ${toolName} tool expects these arguments:\n${shape}`;
 }
