@@ -125,7 +125,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		}
 		for (const fresh of foreignOwners.update(survey.foreign)) showSettingsWarning(ctx, foreignOwnerLine(fresh));
 	};
-	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.tally, settings);
+	// A UI that cannot show status never affects repairs or the message they changed.
+	const showTally = (ctx: ExtensionContext) =>
+		contained("footer", () => updateFooterStatus(ctx, feedback.tally, settings));
 	/** Set when the current message's leaked text was stripped or observed, so the footer is redrawn. */
 	let leaksNoted = false;
 	const grammarLeaks = createGrammarLeakHandler({

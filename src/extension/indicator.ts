@@ -13,12 +13,15 @@
  *
  * Both only read value-free feedback (rule IDs; notes only while the session
  * holds them) and the live settings object, so a settings change shows at the
- * next render. Every UI call is guarded: print, JSON and RPC modes, or a
- * failing theme, never break a tool call.
+ * next render. The indicator's own work runs inside the extension's one
+ * `contained` boundary: a failure there (a theme that throws) shows the
+ * result as pi renders it and is reported; pi's own renderer is never wrapped
+ * in a catch, so its failures stay pi's. The footer is the caller's to contain.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { type Component, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import type { RepairFeedback } from "../core/types.ts";
+import type { Contained } from "./contained.ts";
 import type { SessionTally } from "./feedback.ts";
 import type { RepairDisplaySettings } from "./types.ts";
 
@@ -34,12 +37,8 @@ interface ThemeLike {
 }
 
 function muted(theme: unknown, text: string): string {
-	try {
-		const fg = (theme as ThemeLike | undefined)?.fg;
-		return typeof fg === "function" ? fg.call(theme, "muted", text) : text;
-	} catch {
-		return text;
-	}
+	const fg = (theme as ThemeLike | undefined)?.fg;
+	return typeof fg === "function" ? fg.call(theme, "muted", text) : text;
 }
 
 /** The indicator lines for one repaired call, each wrapped to `width`. */
@@ -65,24 +64,19 @@ export class RepairIndicatorComponent implements Component {
 	info: RepairFeedback | undefined;
 	theme: unknown;
 	settings: RepairDisplaySettings;
+	private readonly contained: Contained;
 
-	constructor(settings: RepairDisplaySettings) {
+	constructor(settings: RepairDisplaySettings, contained: Contained) {
 		this.settings = settings;
+		this.contained = contained;
 	}
 
 	render(width: number): string[] {
-		let lines: readonly string[] = [];
-		try {
-			lines = this.inner?.render(width) ?? [];
-		} catch {
-			lines = [];
-		}
-		if (this.info === undefined) return [...lines];
-		try {
-			return [...lines, ...indicatorLines(this.info, this.settings, this.theme, width)];
-		} catch {
-			return [...lines];
-		}
+		const lines = this.inner?.render(width) ?? [];
+		const info = this.info;
+		if (info === undefined) return [...lines];
+		const extra = this.contained("indicator-render", () => indicatorLines(info, this.settings, this.theme, width));
+		return [...lines, ...(extra ?? [])];
 	}
 
 	invalidate(): void {
@@ -124,19 +118,15 @@ export function wrapRenderResult(
 	owner: unknown,
 	lookup: (toolCallId: string) => RepairFeedback | undefined,
 	settings: () => RepairDisplaySettings,
+	contained: Contained,
 ): RenderResult {
 	return (raw, options, theme, context) => {
-		let info: RepairFeedback | undefined;
-		try {
-			info = lookup(context.toolCallId);
-		} catch {
-			info = undefined;
-		}
+		const info = contained("indicator-lookup", () => lookup(context.toolCallId));
 		const { result, notes } = withoutRepairNotes(raw);
 		const previous = context.lastComponent;
 		const wrapper = previous instanceof RepairIndicatorComponent ? previous : undefined;
 		if (wrapper === undefined && info === undefined) return original.call(owner, result, options, theme, context);
-		const component = wrapper ?? new RepairIndicatorComponent(settings());
+		const component = wrapper ?? new RepairIndicatorComponent(settings(), contained);
 		// The built-in renderer may reuse its own previous component, so hand it back the inner one.
 		component.inner = original.call(owner, result, options, theme, { ...context, lastComponent: component.inner });
 		// After a resume the session holds no notes in memory; the result itself still carries them.
@@ -179,10 +169,6 @@ export function updateFooterStatus(
 	tally: SessionTally,
 	settings: RepairDisplaySettings,
 ): void {
-	try {
-		if (!ctx?.hasUI || typeof ctx.ui?.setStatus !== "function") return;
-		ctx.ui.setStatus(STATUS_KEY, footerStatusText(tally, settings, ctx.ui.theme));
-	} catch {
-		// A UI that cannot show status never affects repairs.
-	}
+	if (!ctx?.hasUI || typeof ctx.ui?.setStatus !== "function") return;
+	ctx.ui.setStatus(STATUS_KEY, footerStatusText(tally, settings, ctx.ui.theme));
 }

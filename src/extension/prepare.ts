@@ -61,6 +61,11 @@ export interface RepairDeps {
 	contained?: Contained;
 }
 
+/** The session's boundary, or one that reports to the deps' telemetry when none was given (tests, benches). */
+export function boundaryOf(deps: RepairDeps): Contained {
+	return deps.contained ?? createContained(() => deps.telemetry);
+}
+
 /** Runs the pipeline for one tool with the session's current policy and model. */
 export class ToolRepairer {
 	readonly spec: ToolRepairSpec;
@@ -73,7 +78,7 @@ export class ToolRepairer {
 	constructor(spec: ToolRepairSpec, deps: RepairDeps) {
 		this.spec = spec;
 		this.deps = deps;
-		this.boundary = deps.contained ?? createContained(() => deps.telemetry);
+		this.boundary = boundaryOf(deps);
 		this.onObservation = (observation) => {
 			this.deps.telemetry.toolObservation({
 				tool: spec.name,

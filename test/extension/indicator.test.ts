@@ -8,6 +8,7 @@ import { createReadToolDefinition, type ToolDefinition } from "@earendil-works/p
 import { visibleWidth } from "@earendil-works/pi-tui";
 import { describe, expect, it } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
+import { createContained } from "../../src/extension/contained.ts";
 import {
 	footerStatusText,
 	indicatorLines,
@@ -18,7 +19,7 @@ import {
 	wrapRenderResult,
 } from "../../src/extension/indicator.ts";
 import { defaultDisplaySettings } from "../../src/extension/settings.ts";
-import type { RepairDisplaySettings } from "../../src/extension/types.ts";
+import type { ContainedErrorEvent, RepairDisplaySettings } from "../../src/extension/types.ts";
 
 const theme = { fg: (_color: string, text: string) => text, bold: (text: string) => text };
 const info: RepairFeedback = {
@@ -38,6 +39,7 @@ function renderer(settings: RepairDisplaySettings, known: Record<string, RepairF
 		original,
 		(id) => known[id],
 		() => settings,
+		createContained(() => undefined),
 	);
 }
 
@@ -137,15 +139,28 @@ describe("the result indicator", () => {
 		}
 	});
 
-	it("falls back to plain text when the theme throws", () => {
-		const component = new RepairIndicatorComponent(defaultDisplaySettings());
+	it("shows the result as pi renders it, and reports the failure, when the theme throws", () => {
+		const reported: ContainedErrorEvent[] = [];
+		const component = new RepairIndicatorComponent(
+			defaultDisplaySettings(),
+			createContained(() => ({
+				toolOutcome() {},
+				toolObservation() {},
+				grammarRecovered() {},
+				grammarStripped() {},
+				grammarObserved() {},
+				containedError: (event) => void reported.push(event),
+			})),
+		);
+		component.inner = { render: () => ["the result"], invalidate() {} };
 		component.info = info;
 		component.theme = {
 			fg: () => {
 				throw new Error("no theme");
 			},
 		};
-		expect(component.render(80).join("\n")).toContain("🔨 ✓ input repaired");
+		expect(component.render(80)).toEqual(["the result"]);
+		expect(reported).toEqual([{ label: "indicator-render", error: "Error" }]);
 	});
 });
 
@@ -204,7 +219,7 @@ describe("the footer tally", () => {
 		).toBeUndefined();
 	});
 
-	it("never touches the UI without one (print and JSON modes), and survives a throwing one", () => {
+	it("never touches the UI without one (print and JSON modes), and leaves a throwing one to the caller's boundary", () => {
 		const { calls, ctx } = recordingContext(false);
 		updateFooterStatus(ctx, { repaired: 3, recovered: 0, stripped: 0, observed: 0 }, defaultDisplaySettings());
 		expect(calls).toEqual([]);
@@ -218,7 +233,7 @@ describe("the footer tally", () => {
 		};
 		expect(() =>
 			updateFooterStatus(throwing, { repaired: 1, recovered: 0, stripped: 0, observed: 0 }, defaultDisplaySettings()),
-		).not.toThrow();
+		).toThrow("gone");
 		expect(() =>
 			updateFooterStatus(undefined, { repaired: 1, recovered: 0, stripped: 0, observed: 0 }, defaultDisplaySettings()),
 		).not.toThrow();
