@@ -43,7 +43,7 @@ import { BuiltinOverrides } from "./extension/builtin-overrides.ts";
 import { decideNestedCall, registerRepairingCodemode } from "./extension/codemode-repair.ts";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
 import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from "./extension/composition-settings.ts";
-import { createContained } from "./extension/contained.ts";
+import { createContained, reportContainedError } from "./extension/contained.ts";
 import { SilentStopGuard } from "./extension/continuation.ts";
 import { logLeakText } from "./extension/diagnostics.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
@@ -92,7 +92,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model,
-		telemetry: createTelemetryRecorder({ warn: (text) => showSettingsWarning(warningContext, text) }),
+		telemetry: createTelemetryRecorder({
+			warn: (text) => contained("telemetry-warning", () => showSettingsWarning(warningContext, text)),
+		}),
 		feedback,
 		failures: new RepeatFailureTracker(),
 		contained,
@@ -298,6 +300,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 
 	// The commands are an extra: a failure to register them must not unload the repairs.
 	contained("register-commands", () =>
-		registerRepairCommands(pi, settingsHost, { composition: () => compositionLines() }),
+		registerRepairCommands(pi, settingsHost, {
+			composition: () => compositionLines(),
+			reportContained: (label, error) => reportContainedError(label, error, telemetry),
+		}),
 	);
 }

@@ -36,6 +36,7 @@ import {
 	wrapTextWithAnsi,
 } from "@earendil-works/pi-tui";
 import type { RepairPolicyProfile } from "../core/types.ts";
+import { reportContainedError } from "./contained.ts";
 import {
 	displaySettingsPath,
 	GRAMMAR_MODES,
@@ -65,6 +66,8 @@ export interface RepairCommandOptions {
 	composition?: () => readonly string[];
 	/** Names of the tools pi knows, to warn about allowed-tool names that match none. */
 	knownTools?: () => readonly string[];
+	/** Reports an error a command contained; defaults to the diagnostics line alone. */
+	reportContained?: (label: string, error: unknown) => void;
 }
 
 export const SETTINGS_MENU_TITLE = "Tool repair settings";
@@ -234,7 +237,7 @@ export function registerRepairCommands(pi: ExtensionAPI, host: SettingsHost, opt
 /**
  * Shows one short warning (a settings file that could not be used, a
  * telemetry file refused) where the user will see it: a UI notification,
- * else one stderr line. Never throws.
+ * else one stderr line. A UI that throws is the caller's boundary to contain.
  */
 export function showSettingsWarning(
 	ctx: Pick<ExtensionCommandContext, "hasUI" | "ui"> | undefined,
@@ -242,12 +245,8 @@ export function showSettingsWarning(
 	write: (text: string, stream: "stdout" | "stderr") => void = writeToFd,
 ): void {
 	if (warning === undefined) return;
-	try {
-		if (ctx?.hasUI) ctx.ui.notify(warning, "warning");
-		else write(`${warning}\n`, "stderr");
-	} catch {
-		// A warning must never break startup.
-	}
+	if (ctx?.hasUI) ctx.ui.notify(warning, "warning");
+	else write(`${warning}\n`, "stderr");
 }
 
 type Io = Required<RepairCommandOptions>;
@@ -260,6 +259,7 @@ function resolveOptions(options: RepairCommandOptions): Io {
 		write: options.write ?? writeToFd,
 		composition: options.composition ?? (() => []),
 		knownTools: options.knownTools ?? (() => []),
+		reportContained: options.reportContained ?? ((label, error) => reportContainedError(label, error, undefined)),
 	};
 }
 
@@ -497,7 +497,9 @@ async function runStatsCommand(args: string, ctx: ExtensionCommandContext, io: I
 			// An overlay gets the page keys on every host; inline, pi before `capturesViewportInput` gives them to the transcript.
 			{ overlay: true, overlayOptions: STATS_OVERLAY },
 		);
-	} catch {
+	} catch (error) {
+		// The report still reaches the user, as one notification.
+		io.reportContained("stats-view", error);
 		ctx.ui.notify(report, "info");
 	}
 }

@@ -31,7 +31,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
-import { errorCode } from "./fs-errors.ts";
+import { errorCode, reportIoError, reportIoErrorUnless } from "./fs-errors.ts";
 import type { RepairDisplaySettings } from "./types.ts";
 
 export const DEFAULT_DISPLAY_SETTINGS: Readonly<RepairDisplaySettings> = Object.freeze({
@@ -199,13 +199,15 @@ export function trySaveDisplaySettings(
 		temp = undefined;
 		return undefined;
 	} catch (error) {
+		reportIoError("settings-save", error);
 		return `tool-repair settings could not be saved to ${path}: ${errorCode(error)}`;
 	} finally {
 		if (temp !== undefined) {
 			try {
 				unlinkSync(temp);
-			} catch {
-				// The temp file was never created, or is already gone.
+			} catch (error) {
+				// The temp file was never created, or is already gone: only another failure is worth a line.
+				reportIoErrorUnless("ENOENT", "settings-save-cleanup", error);
 			}
 		}
 	}
@@ -214,7 +216,9 @@ export function trySaveDisplaySettings(
 function symlinkTarget(path: string): string {
 	try {
 		return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
-	} catch {
+	} catch (error) {
+		// Nothing there yet is the first save; any other failure shows again, and is reported, at the write.
+		reportIoErrorUnless("ENOENT", "settings-link", error);
 		return path;
 	}
 }
@@ -223,7 +227,8 @@ function regularFileInfo(path: string): Stats | undefined {
 	try {
 		const info = statSync(path);
 		return info.isFile() ? info : undefined;
-	} catch {
+	} catch (error) {
+		reportIoErrorUnless("ENOENT", "settings-stat", error);
 		return undefined;
 	}
 }
@@ -295,6 +300,7 @@ function readSettingsText(path: string): { text?: string; problem?: string } {
 	} catch (error) {
 		// A missing file is the normal first run, not a problem worth a warning.
 		if (errorCode(error) === "ENOENT") return {};
+		reportIoError("settings-read", error);
 		return { problem: `could not be read (${errorCode(error)})` };
 	}
 }

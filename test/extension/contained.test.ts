@@ -76,6 +76,12 @@ describe("contained", () => {
 		expect(errorKind(null)).toBe("null");
 	});
 
+	it("names a system error by its code, which carries no path", () => {
+		const io = Object.assign(new Error(`EACCES: permission denied, open '${SECRET}'`), { code: "EACCES" });
+		expect(errorKind(io)).toBe("EACCES");
+		expect(errorKind(Object.assign(new Error("x"), { code: SECRET }))).toBe("Error");
+	});
+
 	it("writes a telemetry record with the boundary and the class name only", () => {
 		expect(containedErrorRecord("2026-01-01T00:00:00.000Z", { label: "prepare:edit", error: "TypeError" })).toEqual({
 			ts: "2026-01-01T00:00:00.000Z",

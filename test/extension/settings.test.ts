@@ -21,7 +21,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
 	DEFAULT_DISPLAY_SETTINGS,
 	displaySettingsPath,
@@ -512,6 +512,21 @@ describe("saving", () => {
 		expect(trySaveDisplaySettings(sample, file)).toMatch(/EACCES/);
 		chmodSync(file, 0o600);
 		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ showNotes: true, mine: 1 });
+	});
+
+	it("logs a contained I/O error by boundary and code, never the path", () => {
+		writeFileSync(file, "{}");
+		const saved = process.env.PI_TOOL_REPAIR_LOG;
+		process.env.PI_TOOL_REPAIR_LOG = "1";
+		const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+		try {
+			expect(trySaveDisplaySettings(sample, join(file, "nested.json"))).toMatch(/ENOTDIR/);
+			expect(write.mock.calls.map(([line]) => line)).toEqual(["[pi-repair] contained=settings-read error=ENOTDIR\n"]);
+		} finally {
+			write.mockRestore();
+			if (saved === undefined) delete process.env.PI_TOOL_REPAIR_LOG;
+			else process.env.PI_TOOL_REPAIR_LOG = saved;
+		}
 	});
 
 	it("leaves no temp file behind", () => {
