@@ -22,6 +22,7 @@
 import { parseJsonWithRepair, parseToolCallArguments } from "@earendil-works/pi-ai";
 import { RULE } from "../core/rule-ids.ts";
 import type { RepairPipelineResult } from "../core/types.ts";
+import { isToolCallBlock, type ToolCallBlock } from "./tool-call-block.ts";
 
 /** The separator pi-ai puts between the parse error and the model's raw text. */
 export const RECEIVED_ARGUMENTS_MARKER = "\n\nReceived arguments:\n";
@@ -78,25 +79,9 @@ export interface RescueDeps {
 	model?: { id: string; maxTokens: number } | undefined;
 }
 
-interface ToolCallBlock {
-	type: "toolCall";
-	id: string;
-	name: string;
-	arguments: unknown;
-	argumentsError?: unknown;
-	[key: string]: unknown;
-}
-
-function isMalformedCall(block: unknown): block is ToolCallBlock {
-	const candidate = block as Partial<ToolCallBlock> | null;
-	return (
-		typeof candidate === "object" &&
-		candidate !== null &&
-		candidate.type === "toolCall" &&
-		typeof candidate.id === "string" &&
-		typeof candidate.name === "string" &&
-		typeof candidate.argumentsError === "string"
-	);
+/** A call pi could not parse: its raw text is in `argumentsError`. */
+function isMalformedCall(block: unknown): block is ToolCallBlock & { argumentsError: string } {
+	return isToolCallBlock(block) && typeof block.argumentsError === "string";
 }
 
 interface AssistantLike {

@@ -10,6 +10,7 @@
  */
 import { describeExpectedShape } from "../core/issues.ts";
 import type { TSchema } from "../core/types.ts";
+import { setNewest } from "./bounded-map.ts";
 
 /** The failure count at which the shape is added (and every count after it). */
 export const ESCALATION_THRESHOLD = 3;
@@ -24,14 +25,7 @@ export class RepeatFailureTracker {
 		if (fingerprint === undefined) return 1;
 		const key = `${toolName}\u0000${fingerprint}`;
 		const count = (this.counts.get(key) ?? 0) + 1;
-		// Re-inserting keeps the most recent failures at the end for eviction.
-		this.counts.delete(key);
-		this.counts.set(key, count);
-		while (this.counts.size > MAX_TRACKED_FAILURES) {
-			const oldest = this.counts.keys().next().value;
-			if (oldest === undefined) break;
-			this.counts.delete(oldest);
-		}
+		setNewest(this.counts, key, count, MAX_TRACKED_FAILURES);
 		return count;
 	}
 

@@ -21,6 +21,7 @@
 import { RepairLifecycle } from "../core/lifecycle.ts";
 import { attachRepairNotes } from "../core/repair-notes.ts";
 import type { RepairFeedback } from "../core/types.ts";
+import { setNewest } from "./bounded-map.ts";
 
 export const REPAIR_ENTRY_TYPE = "tool-repair";
 /** Custom entry type of leaked text stripped or observed in one message, so a resumed session counts it again. */
@@ -254,24 +255,13 @@ export class RepairFeedbackHub {
 	}
 
 	private show(toolCallId: string, feedback: RepairFeedback): void {
-		this.shown.delete(toolCallId);
-		this.shown.set(toolCallId, feedback);
-		while (this.shown.size > MAX_SHOWN) {
-			const oldest = this.shown.keys().next().value;
-			if (oldest === undefined) break;
-			this.shown.delete(oldest);
-		}
+		setNewest(this.shown, toolCallId, feedback, MAX_SHOWN);
 	}
 
 	private holdForParent(parentToolCallId: string, notes: readonly string[]): void {
 		const held = this.nested.get(parentToolCallId) ?? [];
 		for (const note of notes) if (held.length < MAX_NESTED_NOTES) held.push(note);
-		this.nested.set(parentToolCallId, held);
-		while (this.nested.size > MAX_NESTED_PARENTS) {
-			const oldest = this.nested.keys().next().value;
-			if (oldest === undefined) break;
-			this.nested.delete(oldest);
-		}
+		setNewest(this.nested, parentToolCallId, held, MAX_NESTED_PARENTS);
 	}
 
 	private persist(toolCallId: string, toolName: string, feedback: RepairFeedback): void {

@@ -57,11 +57,6 @@ export interface GrammarLeakHandlerDeps {
 
 export type GrammarLeakHandler = (message: unknown) => { message: MinimalAssistantMessage } | undefined;
 
-/** The rule ID recorded for a call promoted from `grammar`. */
-export function grammarRecoveryRule(grammar: string): string {
-	return grammarRecoveryRuleId(grammar);
-}
-
 /** The note the model sees on the result of a promoted call. */
 export function grammarRecoveryNote(grammar: string, name: string): string {
 	return `Your ${name} call arrived as plain text written in the ${grammar} tool-call grammar, not as a tool call; it was converted into a real ${name} call and run. In future turns use your native tool-calling mechanism instead of writing tool-call markup into the reply.`;
@@ -116,7 +111,7 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 				const callId = result.promotedCallIds[i];
 				if (callId === undefined) return;
 				const feedback: RepairFeedback = {
-					rules: [grammarRecoveryRule(call.grammar)],
+					rules: [grammarRecoveryRuleId(call.grammar)],
 					notes: [grammarRecoveryNote(call.grammar, call.name)],
 					stages: ["grammar"],
 					profile,

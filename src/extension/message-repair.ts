@@ -27,6 +27,7 @@ import { callsMayRun, type RescueDeps } from "./argument-rescue.ts";
 import type { Contained } from "./contained.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
 import { type RepairDeps, ToolRepairer } from "./prepare.ts";
+import { isToolCallBlock, type ToolCallBlock } from "./tool-call-block.ts";
 import { type OwnerKind, ownerKindOf } from "./tool-owners.ts";
 
 /** What the message pass needs to know about the session's tools. */
@@ -155,25 +156,15 @@ export function rescueDepsFor(
 	};
 }
 
-interface WellFormedCall {
-	type: "toolCall";
-	id: string;
-	name: string;
-	arguments: Record<string, unknown>;
-	[key: string]: unknown;
-}
+type WellFormedCall = ToolCallBlock & { arguments: Record<string, unknown> };
 
+/** A call pi parsed: an arguments object and no `argumentsError`. */
 function isWellFormedCall(block: unknown): block is WellFormedCall {
-	const candidate = block as Partial<WellFormedCall> | null;
 	return (
-		typeof candidate === "object" &&
-		candidate !== null &&
-		candidate.type === "toolCall" &&
-		typeof candidate.id === "string" &&
-		typeof candidate.name === "string" &&
-		candidate.argumentsError === undefined &&
-		typeof candidate.arguments === "object" &&
-		candidate.arguments !== null
+		isToolCallBlock(block) &&
+		block.argumentsError === undefined &&
+		typeof block.arguments === "object" &&
+		block.arguments !== null
 	);
 }
 
