@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { dsmlWrite } from "../helpers/dsml.ts";
 import { node22, type PiCliOptions, type PiCliResult, REPO_ROOT, runPiCli } from "../helpers/pi-cli.ts";
 
 const copies: string[] = [];
@@ -138,15 +139,7 @@ describe("the real pi CLI with the repair layer loaded", () => {
 
 	it("logs leaked call text it strips instead of running: families, setting and count, never the text", async () => {
 		const secret = "s3cret-leak-5521";
-		const bar = "\uff5c";
-		const dsml = [
-			`<${bar}DSML${bar}tool_calls>`,
-			`<${bar}DSML${bar}invoke name="write">`,
-			`<${bar}DSML${bar}parameter name="path" string="true">${secret}.txt</${bar}DSML${bar}parameter>`,
-			`<${bar}DSML${bar}parameter name="content" string="true">${secret}</${bar}DSML${bar}parameter>`,
-			`</${bar}DSML${bar}invoke>`,
-			`</${bar}DSML${bar}tool_calls>`,
-		].join("\n");
+		const dsml = dsmlWrite(`${secret}.txt`, secret);
 		const r = await cli({
 			model: "deepseek-v4",
 			env: { PI_TOOL_REPAIR_LOG: "1" },

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ScriptStep } from "../fixtures/scripted-provider.ts";
+import { dsmlWrite } from "../helpers/dsml.ts";
 import { EXTENSION_ENTRY, node22, PI_BIN, SCRIPTED_PROVIDER_PATH } from "../helpers/pi-cli.ts";
 
 const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
@@ -128,15 +129,7 @@ describe.skipIf(!hasTmux)("pi's interactive TUI with the repair layer", () => {
 	it("counts leaked call text it stripped in the footer, so the user knows a call did not run", {
 		timeout: 90_000,
 	}, async () => {
-		const bar = "\uff5c";
-		const dsml = [
-			`<${bar}DSML${bar}tool_calls>`,
-			`<${bar}DSML${bar}invoke name="write">`,
-			`<${bar}DSML${bar}parameter name="path" string="true">leak.txt</${bar}DSML${bar}parameter>`,
-			`<${bar}DSML${bar}parameter name="content" string="true">x</${bar}DSML${bar}parameter>`,
-			`</${bar}DSML${bar}invoke>`,
-			`</${bar}DSML${bar}tool_calls>`,
-		].join("\n");
+		const dsml = dsmlWrite("leak.txt", "x");
 		const tui = startTui(
 			[{ text: `Saving the notes.\n${dsml}` }, { text: "finished after the leak" }],
 			{},

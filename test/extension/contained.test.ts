@@ -5,18 +5,10 @@ import { runRepairPipeline } from "../../src/core/pipeline.ts";
 import type { ContainedErrorLabel, RepairPipelineConfig } from "../../src/core/types.ts";
 import { createContained, errorKind, reportContainedError } from "../../src/extension/contained.ts";
 import { containedErrorRecord } from "../../src/extension/telemetry.ts";
-import type { ContainedErrorEvent, TelemetryRecorder } from "../../src/extension/types.ts";
+import type { ContainedErrorEvent } from "../../src/extension/types.ts";
+import { containedErrorRecorder } from "../support/contained-recorder.ts";
 
-function recorder(events: ContainedErrorEvent[]): TelemetryRecorder {
-	return {
-		toolOutcome() {},
-		toolObservation() {},
-		grammarRecovered() {},
-		grammarStripped() {},
-		grammarObserved() {},
-		containedError: (event) => void events.push(event),
-	};
-}
+const recorder = containedErrorRecorder;
 
 const SECRET = "rm -rf /home/someone/secret-project";
 

@@ -7,7 +7,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
-import { createContained } from "../../src/extension/contained.ts";
 import {
 	feedbackFromEntry,
 	LEAK_ENTRY_TYPE,
@@ -17,6 +16,7 @@ import {
 	RepairFeedbackHub,
 } from "../../src/extension/feedback.ts";
 import type { ContainedErrorEvent } from "../../src/extension/types.ts";
+import { recordingContained } from "../support/contained-recorder.ts";
 
 const repaired = (note: string, rule = "preprocess.exact-alias"): RepairFeedback => ({
 	rules: [rule],
@@ -150,14 +150,7 @@ describe("indicator info and persisted entries", () => {
 
 	it("still binds the call when the host's appendEntry throws inside the contained boundary, and reports it", () => {
 		const contained: ContainedErrorEvent[] = [];
-		const boundary = createContained(() => ({
-			toolOutcome() {},
-			toolObservation() {},
-			grammarRecovered() {},
-			grammarStripped() {},
-			grammarObserved() {},
-			containedError: (event) => void contained.push(event),
-		}));
+		const boundary = recordingContained(contained);
 		const h = new RepairFeedbackHub({
 			appendEntry: (type) =>
 				boundary(`append-entry:${type}`, () => {

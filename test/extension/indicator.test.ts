@@ -20,6 +20,7 @@ import {
 } from "../../src/extension/indicator.ts";
 import { defaultDisplaySettings } from "../../src/extension/settings.ts";
 import type { ContainedErrorEvent, RepairDisplaySettings } from "../../src/extension/types.ts";
+import { recordingContained } from "../support/contained-recorder.ts";
 
 const theme = { fg: (_color: string, text: string) => text, bold: (text: string) => text };
 const info: RepairFeedback = {
@@ -141,17 +142,7 @@ describe("the result indicator", () => {
 
 	it("shows the result as pi renders it, and reports the failure, when the theme throws", () => {
 		const reported: ContainedErrorEvent[] = [];
-		const component = new RepairIndicatorComponent(
-			defaultDisplaySettings(),
-			createContained(() => ({
-				toolOutcome() {},
-				toolObservation() {},
-				grammarRecovered() {},
-				grammarStripped() {},
-				grammarObserved() {},
-				containedError: (event) => void reported.push(event),
-			})),
-		);
+		const component = new RepairIndicatorComponent(defaultDisplaySettings(), recordingContained(reported));
 		component.inner = { render: () => ["the result"], invalidate() {} };
 		component.info = info;
 		component.theme = {

@@ -26,6 +26,7 @@ import { defaultDisplaySettings } from "../../src/extension/settings.ts";
 import type { ContainedErrorEvent, ToolOutcomeEvent } from "../../src/extension/types.ts";
 import { isArgumentsRefused } from "../../src/pi/refused-arguments.ts";
 import { LOOKUP_SCHEMA, TODO_SCHEMA } from "../fixtures/composing-extension.ts";
+import { recordingContained } from "../support/contained-recorder.ts";
 
 function info(name: string, parameters: unknown, path = "/ext/composing.ts"): ToolInfo {
 	return {
@@ -181,14 +182,7 @@ describe("the message_end pass for other owners' tools", () => {
 describe("the rescue's boundary", () => {
 	it("reports a failing pipeline and leaves the call as pi delivered it", () => {
 		const reported: ContainedErrorEvent[] = [];
-		const contained = createContained(() => ({
-			toolOutcome() {},
-			toolObservation() {},
-			grammarRecovered() {},
-			grammarStripped() {},
-			grammarObserved() {},
-			containedError: (event) => void reported.push(event),
-		}));
+		const contained = recordingContained(reported);
 		const failing = {
 			run: () => {
 				throw new TypeError("boom");
