@@ -54,15 +54,15 @@ import { CallTargets, repairToolCalls, rescueDepsFor } from "./extension/message
 import { ModelTracker } from "./extension/model-tracker.ts";
 import type { RepairDeps } from "./extension/prepare.ts";
 import {
-	defaultDisplaySettings,
-	loadDisplaySettingsWithDiagnostics,
-	trySaveDisplaySettings,
+	defaultRepairSettings,
+	loadRepairSettingsWithWarning,
+	trySaveRepairSettings,
 	unknownAllowedTools,
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
 import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/tool-names.ts";
 import { ForeignOwners, foreignOwnerLine, surveyBuiltinOwners } from "./extension/tool-owners.ts";
-import type { RepairDisplaySettings, SettingsHost, TelemetryRecorder } from "./extension/types.ts";
+import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extension/types.ts";
 
 /** Parameter schemas of every tool pi knows, for typing values recovered from grammar leaks. */
 function toolSchemas(pi: ExtensionAPI): ReadonlyMap<string, unknown> {
@@ -73,9 +73,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	// Any failure inside the extension is reported and leaves pi to carry on as it would alone.
 	let telemetry: TelemetryRecorder | undefined;
 	const contained = createContained(() => telemetry);
-	const loaded = contained("settings-load", () => loadDisplaySettingsWithDiagnostics());
+	const loaded = contained("settings-load", () => loadRepairSettingsWithWarning());
 	// One live object: every handler reads it at call time, so menu changes apply at once.
-	const settings = loaded?.settings ?? defaultDisplaySettings();
+	const settings = loaded?.settings ?? defaultRepairSettings();
 	const composed = contained("composition-load", () => loadCompositionSettings());
 	const composition = composed?.settings ?? defaultCompositionSettings();
 	let settingsWarnings = [loaded?.warning, composed?.warning];
@@ -162,9 +162,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	});
 	const settingsHost: SettingsHost = {
 		current: () => settings,
-		update(next: RepairDisplaySettings) {
+		update(next: RepairSettings) {
 			Object.assign(settings, next, { grammarAllowedTools: [...next.grammarAllowedTools] });
-			trySaveDisplaySettings(settings);
+			trySaveRepairSettings(settings);
 		},
 	};
 

@@ -38,11 +38,11 @@ import {
 import type { RepairPolicyProfile } from "../core/types.ts";
 import { reportContainedError } from "./contained.ts";
 import {
-	displaySettingsPath,
 	GRAMMAR_MODES,
-	loadDisplaySettingsWithDiagnostics,
+	loadRepairSettingsWithWarning,
 	POLICY_PROFILES,
 	PROFILE_GRAMMAR_DEFAULT,
+	repairSettingsPath,
 	SETTINGS_KEYS,
 	UNKNOWN_TEXT_POLICIES,
 	unknownAllowedTools,
@@ -51,12 +51,12 @@ import { aggregateTelemetryFiles, parseStatsArgs, telemetryFilesToRead } from ".
 import { EMPTY_STATS_NOTICE, formatStatsCharts, formatStatsReport, noMatchNotice } from "./stats-report.ts";
 import { telemetryPath } from "./telemetry.ts";
 import { ownerKindSection } from "./tool-owners.ts";
-import type { RepairDisplaySettings, SettingsHost } from "./types.ts";
+import type { RepairSettings, SettingsHost } from "./types.ts";
 
 export interface RepairCommandOptions {
 	/** Where `/repair-stats` reads; defaults to `telemetryPath()` (read at every run). */
 	telemetryPath?: () => string | undefined;
-	/** The settings file named in the plain-text help; defaults to `displaySettingsPath()`. */
+	/** The settings file named in the plain-text help; defaults to `repairSettingsPath()`. */
 	settingsPath?: () => string;
 	/** Clock for `--since` durations. */
 	now?: () => number;
@@ -73,7 +73,7 @@ export interface RepairCommandOptions {
 export const SETTINGS_MENU_TITLE = "Tool repair settings";
 export const CLOSE_ITEM = "Close";
 
-type SettingKey = keyof RepairDisplaySettings;
+type SettingKey = keyof RepairSettings;
 
 /**
  * One row per setting, in menu order: the settings key is the one name used
@@ -135,14 +135,14 @@ export const SETTING_ROWS: readonly SettingRow[] = [
 ];
 
 /** A setting's value as the menus show it: the file's spelling, or the tool list. */
-export function settingValueText(settings: RepairDisplaySettings, key: SettingKey): string {
+export function settingValueText(settings: RepairSettings, key: SettingKey): string {
 	const value = settings[key];
 	if (Array.isArray(value)) return value.length > 0 ? value.join(", ") : "(active tools)";
 	return String(value);
 }
 
 /** The settings after choosing `value` for `key`; an unknown value changes nothing. */
-export function applySetting(settings: RepairDisplaySettings, key: SettingKey, value: string): RepairDisplaySettings {
+export function applySetting(settings: RepairSettings, key: SettingKey, value: string): RepairSettings {
 	const row = SETTING_ROWS.find((candidate) => candidate.key === key);
 	if (row?.values === undefined || !row.values.includes(value)) return settings;
 	if (key === "policyProfile") {
@@ -155,12 +155,12 @@ export function applySetting(settings: RepairDisplaySettings, key: SettingKey, v
 }
 
 /** The menu lines of the dialog menus (RPC mode), values filled in live; `Close` is last. */
-export function settingsMenuItems(settings: RepairDisplaySettings): string[] {
+export function settingsMenuItems(settings: RepairSettings): string[] {
 	return [...SETTING_ROWS.map((row) => `${row.label}: ${settingValueText(settings, row.key)}`), CLOSE_ITEM];
 }
 
 /** One line naming every current value by its settings key, shown when the menu closes. */
-export function settingsSummary(settings: RepairDisplaySettings): string {
+export function settingsSummary(settings: RepairSettings): string {
 	const values = SETTING_ROWS.map((row) => `${row.key} ${settingValueText(settings, row.key)}`).join(", ");
 	return `Tool repair settings: ${values} (changes apply to the next tool calls)`;
 }
@@ -171,7 +171,7 @@ function fileSpelling(value: unknown): string {
 }
 
 /** What `/repair-settings` prints where there is no menu: the values and how to change them. */
-export function settingsPlainText(settings: RepairDisplaySettings, path: string): string {
+export function settingsPlainText(settings: RepairSettings, path: string): string {
 	const rows = SETTING_ROWS.map((row) => [
 		row.key,
 		fileSpelling(settings[row.key]),
@@ -254,7 +254,7 @@ type Io = Required<RepairCommandOptions>;
 function resolveOptions(options: RepairCommandOptions): Io {
 	return {
 		telemetryPath: options.telemetryPath ?? telemetryPath,
-		settingsPath: options.settingsPath ?? displaySettingsPath,
+		settingsPath: options.settingsPath ?? repairSettingsPath,
 		now: options.now ?? Date.now,
 		write: options.write ?? writeToFd,
 		composition: options.composition ?? (() => []),
@@ -319,7 +319,7 @@ class SettingsChanges {
 	/** `value` is a choice of the row, or the typed text for the tool list. */
 	apply(key: SettingKey, value: string): void {
 		const current = this.host.current();
-		let next: RepairDisplaySettings;
+		let next: RepairSettings;
 		if (key === "grammarAllowedTools") {
 			const parsed = parseAllowedToolsInput(value, current.grammarAllowedTools);
 			if ("error" in parsed) {
@@ -350,7 +350,7 @@ class SettingsChanges {
  * list opens a one-line input.
  */
 export function createSettingsView(
-	current: () => RepairDisplaySettings,
+	current: () => RepairSettings,
 	onChange: (key: SettingKey, value: string) => void,
 	tui: Pick<TUI, "requestRender">,
 	theme: Pick<Theme, "fg" | "bold">,
@@ -438,8 +438,8 @@ async function runSettingsDialogs(
 }
 
 /** Whether the file now holds these values (the host saves and swallows errors). */
-function isSaved(settings: RepairDisplaySettings, path: string): boolean {
-	const loaded = loadDisplaySettingsWithDiagnostics(path);
+function isSaved(settings: RepairSettings, path: string): boolean {
+	const loaded = loadRepairSettingsWithWarning(path);
 	if (loaded.warning !== undefined) return false;
 	const stored = loaded.settings;
 	return SETTINGS_KEYS.every((key) => JSON.stringify(stored[key]) === JSON.stringify(settings[key]));

@@ -19,14 +19,14 @@ import { describeExpectedShape } from "../core/issues.ts";
 import { modelLeaksGrammar } from "../grammar/models.ts";
 import { recoverGrammarLeaks } from "../grammar/recover.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
-import type { RepairDisplaySettings } from "./types.ts";
+import type { RepairSettings } from "./types.ts";
 
 export const MAX_CONTINUATIONS_PER_SESSION = 5;
 /** `customType` of the hidden note appended at `turn_end`. */
 export const CONTINUATION_MESSAGE_TYPE = "tool-repair-continuation";
 
 export interface SilentStopDeps {
-	settings(): RepairDisplaySettings;
+	settings(): RepairSettings;
 	modelId(): string | undefined;
 	activeTools(): readonly string[];
 	toolSchemas(): ReadonlyMap<string, unknown>;

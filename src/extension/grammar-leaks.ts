@@ -26,7 +26,7 @@ import type { GrammarPolicyMode, RepairFeedback } from "../core/types.ts";
 import { modelLeaksGrammar } from "../grammar/models.ts";
 import { recoverGrammarLeaks } from "../grammar/recover.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
-import type { RepairDisplaySettings, TelemetryRecorder } from "./types.ts";
+import type { RepairSettings, TelemetryRecorder } from "./types.ts";
 
 /** Leaked grammar text that did not become a call: what happened to it, never the text itself. */
 export interface LeakTextEvent {
@@ -40,7 +40,7 @@ export interface LeakTextEvent {
 }
 
 export interface GrammarLeakHandlerDeps {
-	settings(): RepairDisplaySettings;
+	settings(): RepairSettings;
 	modelId(): string | undefined;
 	/** pi's active tool names (with no allow-list set, a leak may only promote to one of these). */
 	activeTools(): readonly string[];
@@ -62,7 +62,7 @@ export function grammarRecoveryNote(grammar: string, name: string): string {
 	return `Your ${name} call arrived as plain text written in the ${grammar} tool-call grammar, not as a tool call; it was converted into a real ${name} call and run. In future turns use your native tool-calling mechanism instead of writing tool-call markup into the reply.`;
 }
 
-function knownToolsFor(settings: RepairDisplaySettings, deps: GrammarLeakHandlerDeps): Set<string> {
+function knownToolsFor(settings: RepairSettings, deps: GrammarLeakHandlerDeps): Set<string> {
 	const allowed = Array.isArray(settings.grammarAllowedTools) ? settings.grammarAllowedTools : [];
 	return new Set(allowed.length > 0 ? allowed : deps.activeTools());
 }

@@ -23,7 +23,7 @@ import { type Component, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import type { RepairFeedback } from "../core/types.ts";
 import type { Contained } from "./contained.ts";
 import type { SessionTally } from "./feedback.ts";
-import type { RepairDisplaySettings } from "./types.ts";
+import type { RepairSettings } from "./types.ts";
 
 export const INDICATOR_PREFIX = "🔨 ✓ input repaired";
 /** A call promoted from leaked grammar text: "recovered", as telemetry and `/repair-stats` call it. */
@@ -44,7 +44,7 @@ function muted(theme: unknown, text: string): string {
 /** The indicator lines for one repaired call, each wrapped to `width`. */
 export function indicatorLines(
 	info: RepairFeedback,
-	settings: RepairDisplaySettings,
+	settings: RepairSettings,
 	theme: unknown,
 	width: number,
 ): string[] {
@@ -63,10 +63,10 @@ export class RepairIndicatorComponent implements Component {
 	inner: Component | undefined;
 	info: RepairFeedback | undefined;
 	theme: unknown;
-	settings: RepairDisplaySettings;
+	settings: RepairSettings;
 	private readonly contained: Contained;
 
-	constructor(settings: RepairDisplaySettings, contained: Contained) {
+	constructor(settings: RepairSettings, contained: Contained) {
 		this.settings = settings;
 		this.contained = contained;
 	}
@@ -117,7 +117,7 @@ export function wrapRenderResult(
 	original: RenderResult,
 	owner: unknown,
 	lookup: (toolCallId: string) => RepairFeedback | undefined,
-	settings: () => RepairDisplaySettings,
+	settings: () => RepairSettings,
 	contained: Contained,
 ): RenderResult {
 	return (raw, options, theme, context) => {
@@ -146,11 +146,7 @@ const FOOTER_WORDS: Record<keyof SessionTally, (n: number) => string> = {
 };
 
 /** The footer text for the session's tally, or `undefined` to clear it. */
-export function footerStatusText(
-	tally: SessionTally,
-	settings: RepairDisplaySettings,
-	theme?: unknown,
-): string | undefined {
+export function footerStatusText(tally: SessionTally, settings: RepairSettings, theme?: unknown): string | undefined {
 	if (!settings.showIndicator) return undefined;
 	const parts = (Object.keys(FOOTER_WORDS) as (keyof SessionTally)[])
 		.filter((outcome) => tally[outcome] > 0)
@@ -167,7 +163,7 @@ interface StatusContext {
 export function updateFooterStatus(
 	ctx: StatusContext | undefined,
 	tally: SessionTally,
-	settings: RepairDisplaySettings,
+	settings: RepairSettings,
 ): void {
 	if (!ctx?.hasUI || typeof ctx.ui?.setStatus !== "function") return;
 	ctx.ui.setStatus(STATUS_KEY, footerStatusText(tally, settings, ctx.ui.theme));

@@ -117,7 +117,7 @@ export class CallTargets {
 				name: tool.name,
 				schema: tool.parameters,
 				preprocessors: aliases,
-				legacyConfig: {},
+				repairConfig: {},
 				strictSampling: false,
 				owner,
 			},

@@ -32,14 +32,15 @@ import { escalateRetryMessage, type RepeatFailureTracker } from "./escalation.ts
 import type { RepairFeedbackHub } from "./feedback.ts";
 import type { ModelTracker } from "./model-tracker.ts";
 import type { OwnerKind } from "./tool-owners.ts";
-import type { RepairDisplaySettings, TelemetryRecorder } from "./types.ts";
+import type { RepairSettings, TelemetryRecorder } from "./types.ts";
 
 /** Everything the pipeline needs to know about one tool. */
 export interface ToolRepairSpec {
 	name: string;
 	schema: TSchema;
 	preprocessors: readonly Preprocessor[];
-	legacyConfig: ToolRepairConfig;
+	/** The tool's own rule config (field aliases and the like), handed to the pipeline. */
+	repairConfig: ToolRepairConfig;
 	/** The tool asks for strict constrained sampling, so optional nulls mean "omitted". */
 	strictSampling: boolean;
 	/** The tool's own argument shim (pi's edit has one), chained as the pipeline's owner stage. */
@@ -52,7 +53,7 @@ export interface ToolRepairSpec {
 
 /** Shared, session-scoped collaborators of every wrapped tool. */
 export interface RepairDeps {
-	settings(): RepairDisplaySettings;
+	settings(): RepairSettings;
 	model: ModelTracker;
 	telemetry: TelemetryRecorder;
 	feedback: RepairFeedbackHub;
@@ -111,7 +112,7 @@ export class ToolRepairer {
 			schema: spec.schema,
 			policy,
 			preprocessors: spec.preprocessors,
-			legacyConfig: spec.legacyConfig,
+			legacyConfig: spec.repairConfig,
 			strictSampling: spec.strictSampling,
 			onObservation: this.onObservation,
 			onContainedError: this.onContainedError,

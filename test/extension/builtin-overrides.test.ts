@@ -18,11 +18,11 @@ import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import type { RepairDeps } from "../../src/extension/prepare.ts";
-import { defaultDisplaySettings } from "../../src/extension/settings.ts";
+import { defaultRepairSettings } from "../../src/extension/settings.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 function setup() {
-	const settings = defaultDisplaySettings();
+	const settings = defaultRepairSettings();
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model: new ModelTracker(),

@@ -39,14 +39,14 @@ import {
 	unsavedWarning,
 } from "../../src/extension/commands.ts";
 import {
-	defaultDisplaySettings,
-	loadDisplaySettings,
+	defaultRepairSettings,
+	loadRepairSettings,
 	SETTINGS_KEYS,
-	saveDisplaySettings,
+	saveRepairSettings,
 } from "../../src/extension/settings.ts";
 import { EMPTY_STATS_NOTICE } from "../../src/extension/stats-report.ts";
 import { createTelemetryRecorder } from "../../src/extension/telemetry.ts";
-import type { RepairDisplaySettings, SettingsHost } from "../../src/extension/types.ts";
+import type { RepairSettings, SettingsHost } from "../../src/extension/types.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 const KEY = {
@@ -65,20 +65,20 @@ beforeAll(() => {
 });
 
 class FileSettingsHost implements SettingsHost {
-	private settings: RepairDisplaySettings;
+	private settings: RepairSettings;
 	private readonly path: string;
-	readonly updates: RepairDisplaySettings[] = [];
+	readonly updates: RepairSettings[] = [];
 	constructor(path: string) {
 		this.path = path;
-		this.settings = loadDisplaySettings(path);
+		this.settings = loadRepairSettings(path);
 	}
-	current(): RepairDisplaySettings {
+	current(): RepairSettings {
 		return this.settings;
 	}
-	update(next: RepairDisplaySettings): void {
+	update(next: RepairSettings): void {
 		this.settings = next;
 		this.updates.push(next);
-		saveDisplaySettings(next, this.path);
+		saveRepairSettings(next, this.path);
 	}
 }
 
@@ -190,7 +190,7 @@ async function startWith(
 	return run;
 }
 
-function fileSettings(): RepairDisplaySettings {
+function fileSettings(): RepairSettings {
 	return JSON.parse(readFileSync(settingsFile, "utf8"));
 }
 
@@ -238,7 +238,7 @@ describe("/repair-settings in the TUI: pi's settings list", () => {
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-settings");
 		expect(host.updates).toHaveLength(0);
-		expect(ui.notifications).toEqual([{ message: settingsSummary(defaultDisplaySettings()), type: "info" }]);
+		expect(ui.notifications).toEqual([{ message: settingsSummary(defaultRepairSettings()), type: "info" }]);
 		const summary = ui.notifications[0]?.message ?? "";
 		expect(summary.split("\n")).toHaveLength(1);
 		for (const row of SETTING_ROWS) expect(summary).toContain(row.key);
@@ -275,7 +275,7 @@ describe("/repair-settings in RPC mode: dialogs the client draws", () => {
 		const session = await startWith("rpc", ui);
 		await session.session.prompt("/repair-settings");
 		expect(ui.dialogs.map((d) => d.kind)).toEqual(["select", "select", "select"]);
-		expect(ui.dialogs[0]?.options).toEqual(settingsMenuItems(defaultDisplaySettings()));
+		expect(ui.dialogs[0]?.options).toEqual(settingsMenuItems(defaultRepairSettings()));
 		expect(ui.dialogs[0]?.options?.at(-1)).toBe(CLOSE_ITEM);
 		expect(ui.dialogs[1]?.options).toEqual(["true", "false"]);
 		expect(ui.dialogs[2]?.options?.[1]).toBe("Show indicator: false");
@@ -331,7 +331,7 @@ describe("showSettingsWarning", () => {
 });
 
 describe("menu transitions", () => {
-	const base = defaultDisplaySettings();
+	const base = defaultRepairSettings();
 
 	it("sets the profile and resets grammar recovery to the new profile's default", () => {
 		const conservative = { ...base, policyProfile: "conservative" as const, grammarRecovery: "off" as const };
@@ -381,7 +381,7 @@ describe("menu transitions", () => {
 
 describe("/repair-settings without a TUI", () => {
 	it("prints the settings and how to change them to stdout in print mode", async () => {
-		saveDisplaySettings({ ...defaultDisplaySettings(), showNotes: true, grammarAllowedTools: ["read"] }, settingsFile);
+		saveRepairSettings({ ...defaultRepairSettings(), showNotes: true, grammarAllowedTools: ["read"] }, settingsFile);
 		host = new FileSettingsHost(settingsFile);
 		const session = await startWith("print");
 		await session.session.prompt("/repair-settings");

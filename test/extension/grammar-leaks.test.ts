@@ -6,7 +6,7 @@ import {
 	grammarRecoveryNote,
 	type LeakTextEvent,
 } from "../../src/extension/grammar-leaks.ts";
-import type { RepairDisplaySettings, TelemetryRecorder } from "../../src/extension/types.ts";
+import type { RepairSettings, TelemetryRecorder } from "../../src/extension/types.ts";
 
 const glmRead = "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>notes.md</arg_value>\n</tool_call>";
 
@@ -15,8 +15,8 @@ interface Recorded {
 	event: unknown;
 }
 
-function setup(overrides: Partial<RepairDisplaySettings> = {}, deps: Partial<GrammarLeakHandlerDeps> = {}) {
-	const settings: RepairDisplaySettings = {
+function setup(overrides: Partial<RepairSettings> = {}, deps: Partial<GrammarLeakHandlerDeps> = {}) {
+	const settings: RepairSettings = {
 		showIndicator: true,
 		showNotes: false,
 		grammarRecovery: "recover",

@@ -22,7 +22,7 @@ import {
 } from "../../src/extension/message-repair.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import type { RepairDeps, ToolRepairer } from "../../src/extension/prepare.ts";
-import { defaultDisplaySettings } from "../../src/extension/settings.ts";
+import { defaultRepairSettings } from "../../src/extension/settings.ts";
 import type { ContainedErrorEvent, ToolOutcomeEvent } from "../../src/extension/types.ts";
 import { isArgumentsRefused } from "../../src/pi/refused-arguments.ts";
 import { LOOKUP_SCHEMA, TODO_SCHEMA } from "../fixtures/composing-extension.ts";
@@ -42,7 +42,7 @@ function setup(options: { aliases?: unknown; active?: string[] } = {}) {
 	const outcomes: ToolOutcomeEvent[] = [];
 	const feedback = new RepairFeedbackHub();
 	const deps: RepairDeps = {
-		settings: () => defaultDisplaySettings(),
+		settings: () => defaultRepairSettings(),
 		model: new ModelTracker(),
 		telemetry: {
 			toolOutcome: (event) => outcomes.push(event),
