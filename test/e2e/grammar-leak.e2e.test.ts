@@ -94,7 +94,7 @@ describe("a DSML write leak in pi's real agent loop", () => {
 		expect(r.lastAssistantText()).toBe("Understood.");
 	});
 
-	it("pins §9.8 case 47: a glm read leak runs read, notes glm and read, and records a recovered outcome", async () => {
+	it("runs a glm read leak as read, notes glm and read, and records a recovered outcome", async () => {
 		const telemetryPath = join(mkdtempSync(join(tmpdir(), "pi-repair-grammar-")), "telemetry.jsonl");
 		const r = await session({
 			model: "glm-4.6",

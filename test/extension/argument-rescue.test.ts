@@ -1,5 +1,5 @@
 /**
- * The message_end rescue of malformed argument text (decisions §3.2), on
+ * The message_end rescue of malformed argument text (pi since 1.3 refuses it whatever prepareArguments returns), on
  * messages shaped exactly as pi-ai finishes them (`parseToolCallArguments`).
  */
 import { parseToolCallArguments } from "@earendil-works/pi-ai";

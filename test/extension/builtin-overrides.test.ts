@@ -1,5 +1,5 @@
 /**
- * The eight overrides (extension-contract §1.5, §9.1, §9.10 #66): pi's real
+ * The eight overrides of the built-ins pi still owns: pi's real
  * definitions, spread, with only prepareArguments and renderResult replaced.
  * Registration counting uses a recording `registerTool` (pi offers no way to
  * change a live session's cwd without replacing the whole runtime, which

@@ -495,7 +495,7 @@ describe("/repair-stats in the TUI", () => {
 		expect(ui.notifications).toEqual([{ message: EMPTY_STATS_NOTICE, type: "info" }]);
 	});
 
-	it("shows the empty notice when telemetry is off, even if an old default file exists (§9.10 67)", async () => {
+	it("shows the empty notice when telemetry is off, even if an old default file exists", async () => {
 		const agentDir = join(dir, "agent");
 		mkdirSync(join(agentDir, "tool-repair"), { recursive: true });
 		writeTelemetry(join(agentDir, "tool-repair", "telemetry.jsonl"));

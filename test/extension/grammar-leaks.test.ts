@@ -54,7 +54,7 @@ const assistant = (text: string, stopReason = "stop") => ({
 	stopReason,
 });
 
-describe("message_end grammar handler (extension-contract §2.2)", () => {
+describe("the message_end grammar handler promotes, strips or observes leaked calls and reports each", () => {
 	it("promotes a leak, reports it per call and hands the feedback to onPromoted", () => {
 		const { handler, records, promoted } = setup();
 		const out = handler(assistant(glmRead));
@@ -121,13 +121,13 @@ describe("message_end grammar handler (extension-contract §2.2)", () => {
 		]);
 	});
 
-	it("records observed when the only detection is an unknown tool kept by the preserve policy (§9.10 case 58)", () => {
+	it("records observed when the only detection is an unknown tool kept by the preserve policy", () => {
 		const { handler, records } = setup({ grammarRecovery: "strip" }, { activeTools: () => ["bash"] });
 		expect(handler(assistant(glmRead))).toBeUndefined();
 		expect(records.map((r) => r.kind)).toEqual(["observed"]);
 	});
 
-	it("lets a non-empty grammarAllowedTools replace the active tools (§9.10 case 60)", () => {
+	it("lets a non-empty grammarAllowedTools replace the active tools", () => {
 		const { handler, promoted } = setup({ grammarAllowedTools: ["read"] }, { activeTools: () => [] });
 		handler(assistant(glmRead));
 		expect(promoted.map((p) => p.toolName)).toEqual(["read"]);

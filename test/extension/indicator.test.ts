@@ -1,5 +1,5 @@
 /**
- * The TUI indicator (extension-contract §6.1–§6.2, §9.3) and the footer
+ * The TUI indicator under a repaired result and the footer
  * tally. Rendering goes through pi's real built-in `read` renderer; the theme
  * is a plain stand-in (pi's Theme needs an initialised terminal), and the
  * footer is checked against a recording `ctx.ui` because print mode has no UI.

@@ -1,5 +1,5 @@
 /**
- * The wrapped prepareArguments (extension-contract §1.6–§1.7, §1.10): the
+ * The wrapped prepareArguments: the
  * outcomes, fail-closed and passthrough, and fault containment. Built on the
  * real read/edit definitions through the same repairer the overrides use.
  */

@@ -1,7 +1,8 @@
 /**
  * The settings file: defaults, per-field validation, migration of every
- * historical shape (extension-contract §4.3), atomic saving that keeps unknown
- * keys (§4.4), and every bad file a user can end up with.
+ * historical shape (no user's file stops loading), atomic saving that keeps
+ * unknown keys (a newer version's or the user's own), and every bad file a
+ * user can end up with.
  */
 import { execFileSync, spawn } from "node:child_process";
 import {
@@ -129,7 +130,7 @@ describe("location", () => {
 	});
 });
 
-describe("migration of every historical shape (§4.3)", () => {
+describe("migration of every historical shape: an old file still loads", () => {
 	const table: { name: string; stored: unknown; expected: Partial<RepairSettings> }[] = [
 		{
 			name: "0.1 shape with only the two booleans",
@@ -206,7 +207,7 @@ describe("migration of every historical shape (§4.3)", () => {
 		});
 	}
 
-	it("writes the migrated shape on the first explicit save (§9.9 56)", () => {
+	it("writes the migrated shape on the first explicit save, never on load", () => {
 		writeFileSync(file, JSON.stringify({ grammarRecovery: "strip" }));
 		saveRepairSettings(loadRepairSettings(file), file);
 		expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
