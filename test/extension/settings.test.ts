@@ -207,7 +207,7 @@ describe("migration of every historical shape: an old file still loads", () => {
 		});
 	}
 
-	it("writes the migrated shape on the first explicit save, never on load", () => {
+	it("writes the migrated shape on the first explicit save", () => {
 		writeFileSync(file, JSON.stringify({ grammarRecovery: "strip" }));
 		saveRepairSettings(loadRepairSettings(file), file);
 		expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
