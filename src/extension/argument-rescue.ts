@@ -80,7 +80,9 @@ export interface RescueDeps {
 }
 
 /** A call pi could not parse: its raw text is in `argumentsError`. */
-function isMalformedCall(block: unknown): block is ToolCallBlock & { argumentsError: string } {
+type MalformedCall = ToolCallBlock & { argumentsError: string };
+
+function isMalformedCall(block: unknown): block is MalformedCall {
 	return isToolCallBlock(block) && typeof block.argumentsError === "string";
 }
 
@@ -124,7 +126,7 @@ export function rescueMalformedArguments<M extends AssistantLike>(message: M, de
 		if (rescued === undefined) {
 			if (typeof block.arguments === "object" && block.arguments !== null) deps.onUnrescued?.(block.arguments);
 			if (!cut) return;
-			rescued = { ...block, argumentsError: cutAtLimitError(block.argumentsError as string, deps.model!.maxTokens) };
+			rescued = { ...block, argumentsError: cutAtLimitError(block.argumentsError, deps.model!.maxTokens) };
 		}
 		content ??= [...message.content];
 		content[index] = rescued;
@@ -132,8 +134,8 @@ export function rescueMalformedArguments<M extends AssistantLike>(message: M, de
 	return content === undefined ? undefined : { ...message, content };
 }
 
-function rescueOne(block: ToolCallBlock, deps: RescueDeps, cut: boolean): ToolCallBlock | undefined {
-	const rawText = rawArgumentsText(block.argumentsError as string);
+function rescueOne(block: MalformedCall, deps: RescueDeps, cut: boolean): ToolCallBlock | undefined {
+	const rawText = rawArgumentsText(block.argumentsError);
 	if (rawText === undefined) return undefined;
 	const input = rescueInput(rawText);
 	let result = deps.repair(block.name, input);
