@@ -20,10 +20,12 @@ import { EXTENSION_ENTRY, node22, PI_BIN, SCRIPTED_PROVIDER_PATH } from "../help
 const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 if (!hasTmux) console.warn("tui.tmux.test: tmux is not installed; skipping the interactive TUI checks");
 
-const sessions: string[] = [];
+/** One tmux server per run (its own socket), so closing one run's server never races the next run's start. */
+const sockets: string[] = [];
 const roots: string[] = [];
+let runs = 0;
 afterEach(() => {
-	for (const name of sessions.splice(0)) spawnSync("tmux", ["kill-session", "-t", name], { stdio: "ignore" });
+	for (const socket of sockets.splice(0)) spawnSync("tmux", ["-L", socket, "kill-server"], { stdio: "ignore" });
 	for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
@@ -56,9 +58,11 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>, 
 		.concat(["--provider", "scripted", "--model", model])
 		.map(shellQuote)
 		.join(" ");
-	const name = `pi-repair-tui-${process.pid}-${sessions.length}`;
-	sessions.push(name);
-	execFileSync("tmux", [
+	runs += 1;
+	const name = `pi-repair-tui-${process.pid}-${runs}`;
+	sockets.push(name);
+	const tmux = (args: readonly string[]) => execFileSync("tmux", ["-L", name, ...args], { encoding: "utf8" });
+	tmux([
 		"new-session",
 		"-d",
 		"-s",
@@ -69,7 +73,7 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>, 
 		"24",
 		`cd ${shellQuote(workspace)} && env ${exports} ${pi}`,
 	]);
-	const screen = () => execFileSync("tmux", ["capture-pane", "-t", name, "-p"], { encoding: "utf8" });
+	const screen = () => tmux(["capture-pane", "-t", name, "-p"]);
 	const waitFor = async (text: string, timeoutMs = 45_000): Promise<string> => {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
@@ -80,10 +84,10 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>, 
 		}
 	};
 	const type = (text: string) => {
-		execFileSync("tmux", ["send-keys", "-t", name, "-l", text]);
-		execFileSync("tmux", ["send-keys", "-t", name, "Enter"]);
+		tmux(["send-keys", "-t", name, "-l", text]);
+		tmux(["send-keys", "-t", name, "Enter"]);
 	};
-	const press = (key: string) => execFileSync("tmux", ["send-keys", "-t", name, key]);
+	const press = (key: string) => tmux(["send-keys", "-t", name, key]);
 	return { screen, waitFor, type, press };
 }
 
