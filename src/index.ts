@@ -30,7 +30,8 @@
  * of calls that never ran and continues a silent stop once; `message_end` runs the
  * tool-name repair (when on), the malformed-JSON rescue, the schema repair of other
  * owners' calls, then the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
- * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session.
+ * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session,
+ * and the leaked calls whose text was stripped or only observed instead of run.
  *
  * Usage:
  *   pi -e ./path/to/pi-repair-layer        # a checkout (auto-discovery entry)
@@ -44,6 +45,7 @@ import { registerRepairCommands, showSettingsWarning } from "./extension/command
 import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from "./extension/composition-settings.ts";
 import { createContained, reportContainedError } from "./extension/contained.ts";
 import { SilentStopGuard } from "./extension/continuation.ts";
+import { logLeakText } from "./extension/diagnostics.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
@@ -52,15 +54,15 @@ import { CallTargets, repairToolCalls, rescueDepsFor } from "./extension/message
 import { ModelTracker } from "./extension/model-tracker.ts";
 import type { RepairDeps } from "./extension/prepare.ts";
 import {
-	defaultDisplaySettings,
-	loadDisplaySettingsWithDiagnostics,
-	trySaveDisplaySettings,
+	defaultRepairSettings,
+	loadRepairSettingsWithWarning,
+	trySaveRepairSettings,
 	unknownAllowedTools,
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
 import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/tool-names.ts";
 import { ForeignOwners, foreignOwnerLine, surveyBuiltinOwners } from "./extension/tool-owners.ts";
-import type { RepairDisplaySettings, SettingsHost, TelemetryRecorder } from "./extension/types.ts";
+import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extension/types.ts";
 
 /** Parameter schemas of every tool pi knows, for typing values recovered from grammar leaks. */
 function toolSchemas(pi: ExtensionAPI): ReadonlyMap<string, unknown> {
@@ -71,9 +73,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	// Any failure inside the extension is reported and leaves pi to carry on as it would alone.
 	let telemetry: TelemetryRecorder | undefined;
 	const contained = createContained(() => telemetry);
-	const loaded = contained("settings-load", () => loadDisplaySettingsWithDiagnostics());
+	const loaded = contained("settings-load", () => loadRepairSettingsWithWarning());
 	// One live object: every handler reads it at call time, so menu changes apply at once.
-	const settings = loaded?.settings ?? defaultDisplaySettings();
+	const settings = loaded?.settings ?? defaultRepairSettings();
 	const composed = contained("composition-load", () => loadCompositionSettings());
 	const composition = composed?.settings ?? defaultCompositionSettings();
 	let settingsWarnings = [loaded?.warning, composed?.warning];
@@ -83,14 +85,19 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	// Warnings raised between events (a telemetry file refused) go to the UI of the latest session, else stderr.
 	let warningContext: ExtensionContext | undefined;
 	const model = new ModelTracker();
-	const feedback = new RepairFeedbackHub({ appendEntry: (type, data) => pi.appendEntry(type, data) });
+	// A host that cannot persist an entry still shows and notes the repair.
+	const feedback = new RepairFeedbackHub({
+		appendEntry: (type, data) => contained(`append-entry:${type}`, () => pi.appendEntry(type, data)),
+	});
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model,
-		telemetry: createTelemetryRecorder({ warn: (text) => showSettingsWarning(warningContext, text) }),
+		telemetry: createTelemetryRecorder({
+			warn: (text) => contained("telemetry-warning", () => showSettingsWarning(warningContext, text)),
+		}),
 		feedback,
 		failures: new RepeatFailureTracker(),
-		reportContained: (label, error) => reportContainedError(label, error, telemetry),
+		contained,
 	};
 	telemetry = deps.telemetry;
 	const overrides = new BuiltinOverrides(pi, deps);
@@ -120,7 +127,11 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		}
 		for (const fresh of foreignOwners.update(survey.foreign)) showSettingsWarning(ctx, foreignOwnerLine(fresh));
 	};
-	const showTally = (ctx: ExtensionContext) => updateFooterStatus(ctx, feedback.tally, settings);
+	// A UI that cannot show status never affects repairs or the message they changed.
+	const showTally = (ctx: ExtensionContext) =>
+		contained("footer", () => updateFooterStatus(ctx, feedback.tally, settings));
+	/** Set when the current message's leaked text was stripped or observed, so the footer is redrawn. */
+	let leaksNoted = false;
 	const grammarLeaks = createGrammarLeakHandler({
 		settings: () => settings,
 		modelId: () => model.id,
@@ -128,6 +139,11 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		toolSchemas: () => toolSchemas(pi),
 		telemetry: deps.telemetry,
 		onPromoted: (toolCallId, toolName, promoted) => feedback.bind(toolCallId, toolName, promoted),
+		onLeakText: (leak) => {
+			leaksNoted = true;
+			logLeakText(leak);
+			feedback.noteLeak(leak);
+		},
 	});
 	const silentStops = new SilentStopGuard({
 		settings: () => settings,
@@ -146,9 +162,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	});
 	const settingsHost: SettingsHost = {
 		current: () => settings,
-		update(next: RepairDisplaySettings) {
+		update(next: RepairSettings) {
 			Object.assign(settings, next, { grammarAllowedTools: [...next.grammarAllowedTools] });
-			trySaveDisplaySettings(settings);
+			trySaveRepairSettings(settings);
 		},
 	};
 
@@ -248,17 +264,20 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			}
 			const named = (renamed?.message ?? event.message) as typeof event.message;
 			const target = targets.forMessage();
-			const rescued = rescueMalformedArguments(named, rescueDepsFor(target, feedback, ctx.model));
-			const repaired = repairToolCalls(rescued ?? named, target, feedback) ?? rescued;
+			const rescued = contained("message-end:rescue", () =>
+				rescueMalformedArguments(named, rescueDepsFor(target, feedback, ctx.model, contained)),
+			);
+			const repaired =
+				contained("message-end:tool-calls", () => repairToolCalls(rescued ?? named, target, feedback)) ?? rescued;
 			const current = repaired ?? named;
+			leaksNoted = false;
 			const promoted = contained("message-end:grammar", () => grammarLeaks(current));
 			contained("message-end:silent-stops", () =>
 				silentStops.noteAssistantMessage(current, promoted?.message ?? current),
 			);
 			const final = promoted?.message ?? repaired ?? renamed?.message;
-			if (final === undefined) return undefined;
-			showTally(ctx);
-			return { message: final as typeof event.message };
+			if (final !== undefined || leaksNoted) showTally(ctx);
+			return final === undefined ? undefined : { message: final as typeof event.message };
 		}),
 	);
 
@@ -281,6 +300,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 
 	// The commands are an extra: a failure to register them must not unload the repairs.
 	contained("register-commands", () =>
-		registerRepairCommands(pi, settingsHost, { composition: () => compositionLines() }),
+		registerRepairCommands(pi, settingsHost, {
+			composition: () => compositionLines(),
+			reportContained: (label, error) => reportContainedError(label, error, telemetry),
+		}),
 	);
 }

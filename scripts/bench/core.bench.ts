@@ -25,7 +25,7 @@ import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import type { RepairDeps } from "../../src/extension/prepare.ts";
-import { defaultDisplaySettings } from "../../src/extension/settings.ts";
+import { defaultRepairSettings } from "../../src/extension/settings.ts";
 import { batchTimes, printTable, scalingExponent } from "./harness.ts";
 
 const PLAIN_MODEL = "claude-opus-4-8";
@@ -35,7 +35,7 @@ const GLM_MODEL = "glm-5.1";
 function extensionConfig(tool: BuiltinToolName, modelId: string): RepairPipelineConfig {
 	const model = new ModelTracker();
 	model.id = modelId;
-	const settings = defaultDisplaySettings();
+	const settings = defaultRepairSettings();
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model,

@@ -24,7 +24,7 @@ import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import type { RepairDeps } from "../../src/extension/prepare.ts";
-import { defaultDisplaySettings } from "../../src/extension/settings.ts";
+import { defaultRepairSettings } from "../../src/extension/settings.ts";
 import { batchTimes, formatRate, printTable } from "./harness.ts";
 
 type AnyDefinition = ToolDefinition<never, unknown, unknown>;
@@ -40,7 +40,7 @@ const VALID_INPUT: Record<BuiltinToolName, Record<string, unknown>> = {
 	ls: { path: ".", limit: 200 },
 };
 
-const settings = defaultDisplaySettings();
+const settings = defaultRepairSettings();
 const model = new ModelTracker();
 model.id = "claude-opus-4-8";
 const deps: RepairDeps = {

@@ -3,30 +3,21 @@
  * print mode against the scripted provider, and reads back what happened from
  * the session file pi wrote.
  *
- * The run is isolated: its own PI_CODING_AGENT_DIR, PI_OFFLINE=1, every PI_*
- * variable of the calling process dropped, and Node 22 (the Node running this
- * script, which npm scripts take from the `node` dev dependency). The session
+ * The run is the tests' own (`spawnPi` in test/helpers/pi-cli.ts), so the demo
+ * shows exactly what the end-to-end tests check: its own PI_CODING_AGENT_DIR,
+ * PI_OFFLINE=1, every PI_* variable of the calling process dropped, and Node
+ * 22 from the `node` dev dependency. The session
  * is written with `--session-dir` so the demo can show, call by call, what the
  * model sent, the tool result the model got back (notes included) and the
  * value-free `tool-repair` entries the extension recorded.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { delimiter, dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { EXTENSION_ENTRY, type PiProcessResult, spawnPi } from "../../test/helpers/pi-cli.ts";
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const PI_BIN = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
-export const SCRIPTED_PROVIDER = join(REPO_ROOT, "test/fixtures/scripted-provider.ts");
-/** The auto-discovery entry: loads the extension from source, so no build is needed. */
-export const EXTENSION_ENTRY = join(REPO_ROOT, "index.ts");
+export { REPO_ROOT } from "../../test/helpers/pi-cli.ts";
 
-export interface PiRun {
-	stdout: string;
-	stderr: string;
-	exitCode: number | null;
-	durationMs: number;
-}
+export type PiRun = PiProcessResult;
 
 export interface PiRunOptions {
 	cwd: string;
@@ -46,65 +37,13 @@ export interface PiRunOptions {
 	withLayer?: boolean;
 }
 
-function cleanEnvironment(): Record<string, string> {
-	const env: Record<string, string> = {};
-	for (const [key, value] of Object.entries(process.env)) {
-		if (value !== undefined && !key.startsWith("PI_")) env[key] = value;
-	}
-	return env;
-}
-
+/** The tests' own pi runner (`spawnPi`), with the demo's defaults: the layer loaded, a generous timeout. */
 export function runPi(options: PiRunOptions): Promise<PiRun> {
-	const env: Record<string, string> = {
-		...cleanEnvironment(),
-		PATH: [dirname(process.execPath), process.env.PATH ?? ""].join(delimiter),
-		PI_CODING_AGENT_DIR: options.agentDir,
-		PI_OFFLINE: "1",
-		PI_SCRIPTED_SCRIPT: options.scriptPath,
-		PI_SCRIPTED_MODEL: options.model,
-		NO_COLOR: "1",
-		...options.env,
-	};
-	const session = options.sessionDir === undefined ? ["--no-session"] : ["--session-dir", options.sessionDir];
-	const args = [
-		PI_BIN,
-		"-p",
-		...session,
-		"-ne",
-		"-e",
-		SCRIPTED_PROVIDER,
-		...(options.withLayer === false ? [] : ["-e", EXTENSION_ENTRY]),
-		"--provider",
-		"scripted",
-		"--model",
-		options.model,
-		...(options.args ?? []),
-		options.prompt,
-	];
-	const started = performance.now();
-	return new Promise((resolvePromise, reject) => {
-		const child = spawn(process.execPath, args, { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-		let stdout = "";
-		let stderr = "";
-		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-			stdout += chunk;
-		});
-		child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-			stderr += chunk;
-		});
-		const timeoutMs = options.timeoutMs ?? 110_000;
-		const timer = setTimeout(() => {
-			child.kill("SIGKILL");
-			stderr += `\n(pi was stopped after ${timeoutMs} ms)`;
-		}, timeoutMs);
-		child.on("error", (error) => {
-			clearTimeout(timer);
-			reject(error);
-		});
-		child.on("close", (exitCode) => {
-			clearTimeout(timer);
-			resolvePromise({ stdout, stderr, exitCode, durationMs: performance.now() - started });
-		});
+	const { withLayer, timeoutMs, ...rest } = options;
+	return spawnPi({
+		...rest,
+		extension: withLayer === false ? false : EXTENSION_ENTRY,
+		timeoutMs: timeoutMs ?? 110_000,
 	});
 }
 

@@ -22,6 +22,7 @@
 import { parseJsonWithRepair, parseToolCallArguments } from "@earendil-works/pi-ai";
 import { RULE } from "../core/rule-ids.ts";
 import type { RepairPipelineResult } from "../core/types.ts";
+import { isToolCallBlock, type ToolCallBlock } from "./tool-call-block.ts";
 
 /** The separator pi-ai puts between the parse error and the model's raw text. */
 export const RECEIVED_ARGUMENTS_MARKER = "\n\nReceived arguments:\n";
@@ -39,11 +40,7 @@ export function rawArgumentsText(argumentsError: string): string | undefined {
 	let from = argumentsError.indexOf(RECEIVED_ARGUMENTS_MARKER);
 	while (from >= 0) {
 		const candidate = argumentsError.slice(from + RECEIVED_ARGUMENTS_MARKER.length);
-		try {
-			if (parseToolCallArguments(candidate).argumentsError === argumentsError) return candidate;
-		} catch {
-			return undefined;
-		}
+		if (parseToolCallArguments(candidate).argumentsError === argumentsError) return candidate;
 		from = argumentsError.indexOf(RECEIVED_ARGUMENTS_MARKER, from + 1);
 	}
 	return undefined;
@@ -58,6 +55,7 @@ export function rescueInput(rawText: string): unknown {
 	try {
 		return parseJsonWithRepair(rawText);
 	} catch {
+		// Not JSON even after pi-ai's repair: a parse outcome, not a failure; the text is the input.
 		return rawText;
 	}
 }
@@ -71,9 +69,9 @@ export interface RescuedCall {
 export interface RescueDeps {
 	/** True for the tools this extension wraps. */
 	isWrapped(toolName: string): boolean;
-	/** Runs that tool's pipeline. */
-	repair(toolName: string, input: unknown): RepairPipelineResult;
-	/** Called for every malformed call to a wrapped tool that was tried, repaired or not. */
+	/** Runs that tool's pipeline; `undefined` when it failed (the failure is the caller's to contain and report). */
+	repair(toolName: string, input: unknown): RepairPipelineResult | undefined;
+	/** Called for every malformed call to a wrapped tool that was tried, repaired or not; must not decide the rescue. */
 	onAttempt?(call: RescuedCall): void;
 	/** The `arguments` object of a malformed call left as pi delivered it. */
 	onUnrescued?(args: object): void;
@@ -81,25 +79,11 @@ export interface RescueDeps {
 	model?: { id: string; maxTokens: number } | undefined;
 }
 
-interface ToolCallBlock {
-	type: "toolCall";
-	id: string;
-	name: string;
-	arguments: unknown;
-	argumentsError?: unknown;
-	[key: string]: unknown;
-}
+/** A call pi could not parse: its raw text is in `argumentsError`. */
+type MalformedCall = ToolCallBlock & { argumentsError: string };
 
-function isMalformedCall(block: unknown): block is ToolCallBlock {
-	const candidate = block as Partial<ToolCallBlock> | null;
-	return (
-		typeof candidate === "object" &&
-		candidate !== null &&
-		candidate.type === "toolCall" &&
-		typeof candidate.id === "string" &&
-		typeof candidate.name === "string" &&
-		typeof candidate.argumentsError === "string"
-	);
+function isMalformedCall(block: unknown): block is MalformedCall {
+	return isToolCallBlock(block) && typeof block.argumentsError === "string";
 }
 
 interface AssistantLike {
@@ -142,7 +126,7 @@ export function rescueMalformedArguments<M extends AssistantLike>(message: M, de
 		if (rescued === undefined) {
 			if (typeof block.arguments === "object" && block.arguments !== null) deps.onUnrescued?.(block.arguments);
 			if (!cut) return;
-			rescued = { ...block, argumentsError: cutAtLimitError(block.argumentsError as string, deps.model!.maxTokens) };
+			rescued = { ...block, argumentsError: cutAtLimitError(block.argumentsError, deps.model!.maxTokens) };
 		}
 		content ??= [...message.content];
 		content[index] = rescued;
@@ -150,16 +134,12 @@ export function rescueMalformedArguments<M extends AssistantLike>(message: M, de
 	return content === undefined ? undefined : { ...message, content };
 }
 
-function rescueOne(block: ToolCallBlock, deps: RescueDeps, cut: boolean): ToolCallBlock | undefined {
-	const rawText = rawArgumentsText(block.argumentsError as string);
+function rescueOne(block: MalformedCall, deps: RescueDeps, cut: boolean): ToolCallBlock | undefined {
+	const rawText = rawArgumentsText(block.argumentsError);
 	if (rawText === undefined) return undefined;
-	let result: RepairPipelineResult;
 	const input = rescueInput(rawText);
-	try {
-		result = deps.repair(block.name, input);
-	} catch {
-		return undefined;
-	}
+	let result = deps.repair(block.name, input);
+	if (result === undefined) return undefined;
 	if (cut && result.changes.some((change) => change.ruleId === RULE.completeTruncatedObject)) {
 		// A completion guesses where the text ended; at the output limit the text did not end, it was cut.
 		result = {
@@ -170,11 +150,7 @@ function rescueOne(block: ToolCallBlock, deps: RescueDeps, cut: boolean): ToolCa
 			observations: result.observations,
 		};
 	}
-	try {
-		deps.onAttempt?.({ toolCallId: block.id, toolName: block.name, result });
-	} catch {
-		// Bookkeeping (telemetry, note binding) never decides whether the call is rescued.
-	}
+	deps.onAttempt?.({ toolCallId: block.id, toolName: block.name, result });
 	if (result.outcome !== "repaired") return undefined;
 	const { argumentsError: _cleared, ...rest } = block;
 	return { ...rest, arguments: result.args };

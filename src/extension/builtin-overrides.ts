@@ -32,7 +32,7 @@ import {
 } from "../core/builtin-tables.ts";
 import type { RepairFeedback } from "../core/types.ts";
 import { wrapRenderResult } from "./indicator.ts";
-import { type RepairDeps, ToolRepairer } from "./prepare.ts";
+import { boundaryOf, type RepairDeps, ToolRepairer } from "./prepare.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the eight definitions differ in schema, details and state types (pi types them the same way).
 type AnyToolDefinition = ToolDefinition<any, any, any>;
@@ -67,7 +67,7 @@ export function repairerFor(name: BuiltinToolName, original: AnyToolDefinition, 
 			name,
 			schema: original.parameters,
 			preprocessors: PIPELINE_PREPROCESSORS[name],
-			legacyConfig: REPAIR_CONFIGS[name],
+			repairConfig: REPAIR_CONFIGS[name],
 			strictSampling: requestsStrictSampling(original),
 			...(ownerPrepare ? { ownerPrepare: (args: unknown) => ownerPrepare.call(original, args) } : {}),
 			...(ownerPrepare && ownerPrepareApplies ? { ownerPrepareApplies } : {}),
@@ -98,7 +98,7 @@ export function overrideDefinition(
 		prepareArguments: (args: unknown) => repairer.prepare(args),
 	};
 	if (original.renderResult) {
-		override.renderResult = wrapRenderResult(original.renderResult, original, lookup, deps.settings);
+		override.renderResult = wrapRenderResult(original.renderResult, original, lookup, deps.settings, boundaryOf(deps));
 	}
 	return override;
 }

@@ -36,12 +36,13 @@ import {
 	wrapTextWithAnsi,
 } from "@earendil-works/pi-tui";
 import type { RepairPolicyProfile } from "../core/types.ts";
+import { reportContainedError } from "./contained.ts";
 import {
-	displaySettingsPath,
 	GRAMMAR_MODES,
-	loadDisplaySettingsWithDiagnostics,
+	loadRepairSettingsWithWarning,
 	POLICY_PROFILES,
 	PROFILE_GRAMMAR_DEFAULT,
+	repairSettingsPath,
 	SETTINGS_KEYS,
 	UNKNOWN_TEXT_POLICIES,
 	unknownAllowedTools,
@@ -50,12 +51,12 @@ import { aggregateTelemetryFiles, parseStatsArgs, telemetryFilesToRead } from ".
 import { EMPTY_STATS_NOTICE, formatStatsCharts, formatStatsReport, noMatchNotice } from "./stats-report.ts";
 import { telemetryPath } from "./telemetry.ts";
 import { ownerKindSection } from "./tool-owners.ts";
-import type { RepairDisplaySettings, SettingsHost } from "./types.ts";
+import type { RepairSettings, SettingsHost } from "./types.ts";
 
 export interface RepairCommandOptions {
 	/** Where `/repair-stats` reads; defaults to `telemetryPath()` (read at every run). */
 	telemetryPath?: () => string | undefined;
-	/** The settings file named in the plain-text help; defaults to `displaySettingsPath()`. */
+	/** The settings file named in the plain-text help; defaults to `repairSettingsPath()`. */
 	settingsPath?: () => string;
 	/** Clock for `--since` durations. */
 	now?: () => number;
@@ -65,12 +66,14 @@ export interface RepairCommandOptions {
 	composition?: () => readonly string[];
 	/** Names of the tools pi knows, to warn about allowed-tool names that match none. */
 	knownTools?: () => readonly string[];
+	/** Reports an error a command contained; defaults to the diagnostics line alone. */
+	reportContained?: (label: string, error: unknown) => void;
 }
 
 export const SETTINGS_MENU_TITLE = "Tool repair settings";
 export const CLOSE_ITEM = "Close";
 
-type SettingKey = keyof RepairDisplaySettings;
+type SettingKey = keyof RepairSettings;
 
 /**
  * One row per setting, in menu order: the settings key is the one name used
@@ -132,14 +135,14 @@ export const SETTING_ROWS: readonly SettingRow[] = [
 ];
 
 /** A setting's value as the menus show it: the file's spelling, or the tool list. */
-export function settingValueText(settings: RepairDisplaySettings, key: SettingKey): string {
+export function settingValueText(settings: RepairSettings, key: SettingKey): string {
 	const value = settings[key];
 	if (Array.isArray(value)) return value.length > 0 ? value.join(", ") : "(active tools)";
 	return String(value);
 }
 
 /** The settings after choosing `value` for `key`; an unknown value changes nothing. */
-export function applySetting(settings: RepairDisplaySettings, key: SettingKey, value: string): RepairDisplaySettings {
+export function applySetting(settings: RepairSettings, key: SettingKey, value: string): RepairSettings {
 	const row = SETTING_ROWS.find((candidate) => candidate.key === key);
 	if (row?.values === undefined || !row.values.includes(value)) return settings;
 	if (key === "policyProfile") {
@@ -152,12 +155,12 @@ export function applySetting(settings: RepairDisplaySettings, key: SettingKey, v
 }
 
 /** The menu lines of the dialog menus (RPC mode), values filled in live; `Close` is last. */
-export function settingsMenuItems(settings: RepairDisplaySettings): string[] {
+export function settingsMenuItems(settings: RepairSettings): string[] {
 	return [...SETTING_ROWS.map((row) => `${row.label}: ${settingValueText(settings, row.key)}`), CLOSE_ITEM];
 }
 
 /** One line naming every current value by its settings key, shown when the menu closes. */
-export function settingsSummary(settings: RepairDisplaySettings): string {
+export function settingsSummary(settings: RepairSettings): string {
 	const values = SETTING_ROWS.map((row) => `${row.key} ${settingValueText(settings, row.key)}`).join(", ");
 	return `Tool repair settings: ${values} (changes apply to the next tool calls)`;
 }
@@ -168,7 +171,7 @@ function fileSpelling(value: unknown): string {
 }
 
 /** What `/repair-settings` prints where there is no menu: the values and how to change them. */
-export function settingsPlainText(settings: RepairDisplaySettings, path: string): string {
+export function settingsPlainText(settings: RepairSettings, path: string): string {
 	const rows = SETTING_ROWS.map((row) => [
 		row.key,
 		fileSpelling(settings[row.key]),
@@ -234,7 +237,7 @@ export function registerRepairCommands(pi: ExtensionAPI, host: SettingsHost, opt
 /**
  * Shows one short warning (a settings file that could not be used, a
  * telemetry file refused) where the user will see it: a UI notification,
- * else one stderr line. Never throws.
+ * else one stderr line. A UI that throws is the caller's boundary to contain.
  */
 export function showSettingsWarning(
 	ctx: Pick<ExtensionCommandContext, "hasUI" | "ui"> | undefined,
@@ -242,12 +245,8 @@ export function showSettingsWarning(
 	write: (text: string, stream: "stdout" | "stderr") => void = writeToFd,
 ): void {
 	if (warning === undefined) return;
-	try {
-		if (ctx?.hasUI) ctx.ui.notify(warning, "warning");
-		else write(`${warning}\n`, "stderr");
-	} catch {
-		// A warning must never break startup.
-	}
+	if (ctx?.hasUI) ctx.ui.notify(warning, "warning");
+	else write(`${warning}\n`, "stderr");
 }
 
 type Io = Required<RepairCommandOptions>;
@@ -255,11 +254,12 @@ type Io = Required<RepairCommandOptions>;
 function resolveOptions(options: RepairCommandOptions): Io {
 	return {
 		telemetryPath: options.telemetryPath ?? telemetryPath,
-		settingsPath: options.settingsPath ?? displaySettingsPath,
+		settingsPath: options.settingsPath ?? repairSettingsPath,
 		now: options.now ?? Date.now,
 		write: options.write ?? writeToFd,
 		composition: options.composition ?? (() => []),
 		knownTools: options.knownTools ?? (() => []),
+		reportContained: options.reportContained ?? ((label, error) => reportContainedError(label, error, undefined)),
 	};
 }
 
@@ -319,7 +319,7 @@ class SettingsChanges {
 	/** `value` is a choice of the row, or the typed text for the tool list. */
 	apply(key: SettingKey, value: string): void {
 		const current = this.host.current();
-		let next: RepairDisplaySettings;
+		let next: RepairSettings;
 		if (key === "grammarAllowedTools") {
 			const parsed = parseAllowedToolsInput(value, current.grammarAllowedTools);
 			if ("error" in parsed) {
@@ -350,7 +350,7 @@ class SettingsChanges {
  * list opens a one-line input.
  */
 export function createSettingsView(
-	current: () => RepairDisplaySettings,
+	current: () => RepairSettings,
 	onChange: (key: SettingKey, value: string) => void,
 	tui: Pick<TUI, "requestRender">,
 	theme: Pick<Theme, "fg" | "bold">,
@@ -438,8 +438,8 @@ async function runSettingsDialogs(
 }
 
 /** Whether the file now holds these values (the host saves and swallows errors). */
-function isSaved(settings: RepairDisplaySettings, path: string): boolean {
-	const loaded = loadDisplaySettingsWithDiagnostics(path);
+function isSaved(settings: RepairSettings, path: string): boolean {
+	const loaded = loadRepairSettingsWithWarning(path);
 	if (loaded.warning !== undefined) return false;
 	const stored = loaded.settings;
 	return SETTINGS_KEYS.every((key) => JSON.stringify(stored[key]) === JSON.stringify(settings[key]));
@@ -482,19 +482,24 @@ async function runStatsCommand(args: string, ctx: ExtensionCommandContext, io: I
 		io,
 	).trimEnd();
 	try {
-		await ctx.ui.custom<void>((tui, theme, keybindings, done) =>
-			createStatsView(
-				{
-					report,
-					charts: (width, paint) => formatStatsCharts(stats, { width, paint }),
-				},
-				tui,
-				theme,
-				keybindings,
-				done,
-			),
+		await ctx.ui.custom<void>(
+			(tui, theme, keybindings, done) =>
+				createStatsView(
+					{
+						report,
+						charts: (width, paint) => formatStatsCharts(stats, { width, paint }),
+					},
+					tui,
+					theme,
+					keybindings,
+					done,
+				),
+			// An overlay gets the page keys on every host; inline, pi before `capturesViewportInput` gives them to the transcript.
+			{ overlay: true, overlayOptions: STATS_OVERLAY },
 		);
-	} catch {
+	} catch (error) {
+		// The report still reaches the user, as one notification.
+		io.reportContained("stats-view", error);
 		ctx.ui.notify(report, "info");
 	}
 }
@@ -506,11 +511,16 @@ export interface StatsViewContent {
 
 const OUTCOME_COLOURS = ["success", "accent", "error"] as const;
 
+/** The report covers the whole terminal, so nothing of the transcript shows through between its lines. */
+const STATS_OVERLAY = { width: "100%", maxHeight: "100%", anchor: "top-left" } as const;
+
 /**
  * The TUI report: charts first, then the text report, in a window the
- * height of the terminal. Arrows, PgUp/PgDn and Home/End scroll (the view
- * takes those keys from pi's fullscreen transcript while it is open);
- * Enter, Escape or `q` close it.
+ * height of the terminal, shown as a full-width overlay. Arrows, PgUp/PgDn
+ * and Home/End scroll (the view takes those keys from pi's fullscreen
+ * transcript while it is open: through `capturesViewportInput` where pi has
+ * it, and as a focused overlay on pi 1.3, which has not); Enter, Escape or
+ * `q` close it.
  */
 export function createStatsView(
 	content: StatsViewContent,

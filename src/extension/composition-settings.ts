@@ -16,7 +16,7 @@
  */
 import { isRecord } from "../core/clone.ts";
 import type { AliasPreprocessor, Preprocessor } from "../core/types.ts";
-import { displaySettingsPath, readSettingsObject } from "./settings.ts";
+import { readSettingsObject, repairSettingsPath } from "./settings.ts";
 
 export interface CompositionSettings {
 	/** Alias preprocessors by tool name. */
@@ -38,7 +38,7 @@ export function aliasesFor(settings: CompositionSettings, toolName: string): rea
 	return settings.toolAliases.get(toolName) ?? NO_ALIASES;
 }
 
-export function loadCompositionSettings(path: string = displaySettingsPath()): {
+export function loadCompositionSettings(path: string = repairSettingsPath()): {
 	settings: CompositionSettings;
 	warning?: string;
 } {

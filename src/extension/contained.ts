@@ -9,8 +9,13 @@
 import { logContainedError } from "./diagnostics.ts";
 import type { TelemetryRecorder } from "./types.ts";
 
-/** The error's class name when it is a plain identifier, else a generic kind: never its message. */
+/** A system error code (`EACCES`, `ENOSPC`): names the failure without any path or value. */
+const SYSTEM_ERROR_CODE = /^E[A-Z0-9]{1,15}$/;
+
+/** The error's system code or class name when it is a plain identifier, else a generic kind: never its message. */
 export function errorKind(error: unknown): string {
+	const code = (error as { code?: unknown } | null)?.code;
+	if (typeof code === "string" && SYSTEM_ERROR_CODE.test(code)) return code;
 	if (error instanceof Error) return /^[A-Za-z][A-Za-z0-9]{0,39}$/.test(error.name) ? error.name : "Error";
 	return error === null ? "null" : typeof error;
 }

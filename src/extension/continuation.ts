@@ -19,16 +19,16 @@ import { describeExpectedShape } from "../core/issues.ts";
 import { modelLeaksGrammar } from "../grammar/models.ts";
 import { recoverGrammarLeaks } from "../grammar/recover.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
-import type { RepairDisplaySettings } from "./types.ts";
+import type { RepairSettings } from "./types.ts";
 
 export const MAX_CONTINUATIONS_PER_SESSION = 5;
 /** `customType` of the hidden note appended at `turn_end`. */
 export const CONTINUATION_MESSAGE_TYPE = "tool-repair-continuation";
 
 export interface SilentStopDeps {
-	settings(): RepairDisplaySettings;
+	settings(): RepairSettings;
 	modelId(): string | undefined;
-	activeTools(): string[];
+	activeTools(): readonly string[];
 	toolSchemas(): ReadonlyMap<string, unknown>;
 	/** Told of each continuation, for the value-free telemetry counter. */
 	onContinue?(stop: { phantom: boolean; grammars: readonly string[] }): void;
@@ -129,8 +129,8 @@ export class SilentStopGuard {
 				`Your last reply wrote tool-call markup (${stop.grammars.join(", ")}) as plain text instead of making a tool call, so it was not run.`,
 			);
 		}
-		const active = this.activeTools();
-		const schemas = this.schemas();
+		const active = this.deps.activeTools();
+		const schemas = this.deps.toolSchemas();
 		for (const name of stop.calls) {
 			if (!active.includes(name)) {
 				lines.push(`There is no tool named "${name}". The available tools are: ${active.join(", ") || "(none)"}.`);
@@ -146,23 +146,6 @@ export class SilentStopGuard {
 			);
 		}
 		return lines.join("\n");
-	}
-
-	private activeTools(): string[] {
-		try {
-			const active = this.deps.activeTools();
-			return Array.isArray(active) ? active.filter((name) => typeof name === "string") : [];
-		} catch {
-			return [];
-		}
-	}
-
-	private schemas(): ReadonlyMap<string, unknown> {
-		try {
-			return this.deps.toolSchemas();
-		} catch {
-			return new Map();
-		}
 	}
 }
 

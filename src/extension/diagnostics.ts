@@ -1,14 +1,19 @@
 /**
  * The `PI_TOOL_REPAIR_LOG` diagnostics lines on stderr, never carrying an
  * argument value: one per repaired or unrepairable call (rule IDs and the
- * issue summary: paths, keywords and types only), and one per internal error
- * contained at a boundary (the boundary's label and the error's class name).
+ * issue summary: paths, keywords and types only), one per message whose
+ * leaked tool-call text was stripped or observed instead of promoted (the
+ * grammar families, the `grammarRecovery` setting and how many leaked calls,
+ * never the text), and one per internal error contained at a boundary (the
+ * boundary's label and the error's class name).
  *
  *   [pi-repair] tool=<tool> outcome=<repaired|unrepairable> rules=<ids or none>[ issues=<summary>]
+ *   [pi-repair] leak=<stripped|observed> grammars=<families> mode=<grammarRecovery> count=<n>
  *   [pi-repair] contained=<label> error=<class name>
  */
 import type { RepairPipelineResult } from "../core/types.ts";
 import { repairLogEnabled } from "./env.ts";
+import type { LeakTextEvent } from "./grammar-leaks.ts";
 
 /** Distinct values of `pick` over `items`, in first-seen order. */
 export function distinctInOrder<T>(items: readonly T[], pick: (item: T) => string): string[] {
@@ -27,6 +32,15 @@ export function formatDiagnosticLine(toolName: string, result: RepairPipelineRes
 export function logOutcome(toolName: string, result: RepairPipelineResult): void {
 	if (result.outcome === "valid") return;
 	writeLine(formatDiagnosticLine(toolName, result));
+}
+
+export function formatLeakTextLine(leak: LeakTextEvent): string {
+	return `[pi-repair] leak=${leak.outcome} grammars=${leak.grammars.join(",")} mode=${leak.mode} count=${leak.count}`;
+}
+
+/** Writes the line of leaked text that was stripped or observed when the switch is on. */
+export function logLeakText(leak: LeakTextEvent): void {
+	writeLine(formatLeakTextLine(leak));
 }
 
 export function formatContainedLine(label: string, errorKind: string): string {

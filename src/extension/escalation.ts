@@ -1,5 +1,5 @@
 /**
- * Repeat-failure escalation (decisions §5.2): when one tool fails with the
+ * Repeat-failure escalation: when one tool fails with the
  * same failure fingerprint for the third time in a session, the retry message
  * also spells out the tool's expected argument shape, built from its schema.
  * A model that keeps making the same mistake is usually missing the shape, not
@@ -10,6 +10,7 @@
  */
 import { describeExpectedShape } from "../core/issues.ts";
 import type { TSchema } from "../core/types.ts";
+import { setNewest } from "./bounded-map.ts";
 
 /** The failure count at which the shape is added (and every count after it). */
 export const ESCALATION_THRESHOLD = 3;
@@ -24,14 +25,7 @@ export class RepeatFailureTracker {
 		if (fingerprint === undefined) return 1;
 		const key = `${toolName}\u0000${fingerprint}`;
 		const count = (this.counts.get(key) ?? 0) + 1;
-		// Re-inserting keeps the most recent failures at the end for eviction.
-		this.counts.delete(key);
-		this.counts.set(key, count);
-		while (this.counts.size > MAX_TRACKED_FAILURES) {
-			const oldest = this.counts.keys().next().value;
-			if (oldest === undefined) break;
-			this.counts.delete(oldest);
-		}
+		setNewest(this.counts, key, count, MAX_TRACKED_FAILURES);
 		return count;
 	}
 
@@ -43,11 +37,6 @@ export class RepeatFailureTracker {
 /** Adds the expected shape to a retry message once the failure count reaches the threshold. */
 export function escalateRetryMessage(message: string, toolName: string, schema: TSchema, failureCount: number): string {
 	if (failureCount < ESCALATION_THRESHOLD) return message;
-	let shape: string;
-	try {
-		shape = describeExpectedShape(schema);
-	} catch {
-		return message;
-	}
+	const shape = describeExpectedShape(schema);
 	return `${message}\n\nThis is attempt ${failureCount} with the same problem. The ${toolName} tool expects these arguments:\n${shape}`;
 }

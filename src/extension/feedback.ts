@@ -21,8 +21,28 @@
 import { RepairLifecycle } from "../core/lifecycle.ts";
 import { attachRepairNotes } from "../core/repair-notes.ts";
 import type { RepairFeedback } from "../core/types.ts";
+import { setNewest } from "./bounded-map.ts";
 
 export const REPAIR_ENTRY_TYPE = "tool-repair";
+/** Custom entry type of leaked text stripped or observed in one message, so a resumed session counts it again. */
+export const LEAK_ENTRY_TYPE = "tool-repair-leak";
+
+/** The value-free record of leaked text that did not become a call: outcome, families and count only. */
+export interface LeakEntryData {
+	outcome: "stripped" | "observed";
+	grammars: string[];
+	count: number;
+}
+
+/** Calls and leaked text shown this session, by outcome, with the words `/repair-stats` uses for them. */
+export interface SessionTally {
+	repaired: number;
+	recovered: number;
+	/** Leaked calls whose text was stripped from the reply. */
+	stripped: number;
+	/** Leaked calls left in the reply as text (observed, not run). */
+	observed: number;
+}
 
 /** The value-free record written with `pi.appendEntry("tool-repair", ...)`. */
 export interface RepairEntryData {
@@ -46,8 +66,8 @@ const MAX_NESTED_NOTES = 64;
 type ContentBlock = { type: string; text?: string };
 
 export interface FeedbackHubOptions {
-	/** Persists one entry; failures are the caller's to swallow (the hub calls it inside try/catch). */
-	appendEntry?: (customType: string, data: RepairEntryData) => void;
+	/** Persists one entry (`pi.appendEntry`); the caller contains and reports its failures. */
+	appendEntry?: (customType: string, data: RepairEntryData | LeakEntryData) => void;
 	lifecycle?: RepairLifecycle;
 }
 
@@ -80,6 +100,16 @@ function entryFor(toolCallId: string, tool: string, feedback: RepairFeedback): R
 	return entry;
 }
 
+/** Reads a persisted leak entry back, or `undefined` when it is not one. */
+export function leakFromEntry(data: unknown): LeakEntryData | undefined {
+	if (typeof data !== "object" || data === null) return undefined;
+	const record = data as Record<string, unknown>;
+	if (record.outcome !== "stripped" && record.outcome !== "observed") return undefined;
+	if (typeof record.count !== "number" || !Number.isSafeInteger(record.count) || record.count < 0) return undefined;
+	const grammars = Array.isArray(record.grammars) ? record.grammars.filter((g) => typeof g === "string") : [];
+	return { outcome: record.outcome, grammars, count: record.count };
+}
+
 /** Reads a persisted entry back into indicator info (never with notes: they are not persisted). */
 export function feedbackFromEntry(data: unknown): { toolCallId: string; feedback: RepairFeedback } | undefined {
 	if (typeof data !== "object" || data === null) return undefined;
@@ -102,6 +132,8 @@ export class RepairFeedbackHub {
 	private readonly shown = new Map<string, RepairFeedback>();
 	/** Notes of nested codemode calls, by parent call ID. */
 	private readonly nested = new Map<string, string[]>();
+	/** Leaked calls stripped or observed this session (text, not calls: they have no call ID). */
+	private readonly leaks = { stripped: 0, observed: 0 };
 
 	constructor(options: FeedbackHubOptions = {}) {
 		this.lifecycle = options.lifecycle ?? new RepairLifecycle();
@@ -169,18 +201,33 @@ export class RepairFeedbackHub {
 		return this.shown.size;
 	}
 
-	/** The same calls by outcome, for the footer. */
-	get tally(): { repaired: number; recovered: number } {
+	/** The same calls by outcome, and the leaked text stripped or observed, for the footer. */
+	get tally(): SessionTally {
 		let recovered = 0;
 		for (const feedback of this.shown.values()) if (feedback.outcome === "recovered") recovered++;
-		return { repaired: this.shown.size - recovered, recovered };
+		return { repaired: this.shown.size - recovered, recovered, ...this.leaks };
+	}
+
+	/** Leaked text in one message was stripped or observed instead of promoted: count it and persist the count. */
+	noteLeak(leak: LeakEntryData): void {
+		this.leaks[leak.outcome] += leak.count;
+		this.appendEntry?.(LEAK_ENTRY_TYPE, { outcome: leak.outcome, grammars: [...leak.grammars], count: leak.count });
 	}
 
 	/** Rebuilds indicator info from the session's persisted entries. */
 	restore(entries: readonly unknown[]): void {
+		// The entries are the whole session, so the leak counts are rebuilt from them, not added to.
+		this.leaks.stripped = 0;
+		this.leaks.observed = 0;
 		for (const entry of entries) {
 			const record = entry as { type?: unknown; customType?: unknown; data?: unknown };
-			if (record?.type !== "custom" || record.customType !== REPAIR_ENTRY_TYPE) continue;
+			if (record?.type !== "custom") continue;
+			if (record.customType === LEAK_ENTRY_TYPE) {
+				const leak = leakFromEntry(record.data);
+				if (leak !== undefined) this.leaks[leak.outcome] += leak.count;
+				continue;
+			}
+			if (record.customType !== REPAIR_ENTRY_TYPE) continue;
 			const restored = feedbackFromEntry(record.data);
 			if (restored === undefined) continue;
 			const known = this.shown.get(restored.toolCallId);
@@ -203,35 +250,21 @@ export class RepairFeedbackHub {
 		this.lifecycle.clear();
 		this.shown.clear();
 		this.nested.clear();
+		this.leaks.stripped = 0;
+		this.leaks.observed = 0;
 	}
 
 	private show(toolCallId: string, feedback: RepairFeedback): void {
-		this.shown.delete(toolCallId);
-		this.shown.set(toolCallId, feedback);
-		while (this.shown.size > MAX_SHOWN) {
-			const oldest = this.shown.keys().next().value;
-			if (oldest === undefined) break;
-			this.shown.delete(oldest);
-		}
+		setNewest(this.shown, toolCallId, feedback, MAX_SHOWN);
 	}
 
 	private holdForParent(parentToolCallId: string, notes: readonly string[]): void {
 		const held = this.nested.get(parentToolCallId) ?? [];
 		for (const note of notes) if (held.length < MAX_NESTED_NOTES) held.push(note);
-		this.nested.set(parentToolCallId, held);
-		while (this.nested.size > MAX_NESTED_PARENTS) {
-			const oldest = this.nested.keys().next().value;
-			if (oldest === undefined) break;
-			this.nested.delete(oldest);
-		}
+		setNewest(this.nested, parentToolCallId, held, MAX_NESTED_PARENTS);
 	}
 
 	private persist(toolCallId: string, toolName: string, feedback: RepairFeedback): void {
-		if (this.appendEntry === undefined) return;
-		try {
-			this.appendEntry(REPAIR_ENTRY_TYPE, entryFor(toolCallId, toolName, feedback));
-		} catch {
-			// A host without entries (or a failing one) never affects the call.
-		}
+		this.appendEntry?.(REPAIR_ENTRY_TYPE, entryFor(toolCallId, toolName, feedback));
 	}
 }

@@ -8,8 +8,13 @@
  *
  * Returns `{ message }` when the message changed (pi writes it over the
  * loop's message, so promoted `toolCall` parts run this turn and go through
- * the same argument repair as any call), otherwise `undefined`. Never throws:
- * any failure means "leave the message alone".
+ * the same argument repair as any call), otherwise `undefined`. It does not
+ * catch: the extension calls it inside its one `contained` boundary, so a
+ * failure leaves the message alone and is reported there.
+ *
+ * Leaked text that is stripped or only observed (not promoted) is handed to
+ * `onLeakText`, so the user sees it counted in the footer and the
+ * diagnostics log; a promoted call is seen through `onPromoted` instead.
  *
  * Under the `strip` setting, and for unknown tools under
  * `unknownGrammarText: "strip"`, only sentinel-framed markup leaves the text
@@ -17,56 +22,50 @@
  * and anything quoted are the assistant's words and stay.
  */
 import { grammarRecoveryRuleId } from "../core/rule-ids.ts";
-import type { RepairFeedback } from "../core/types.ts";
+import type { GrammarPolicyMode, RepairFeedback } from "../core/types.ts";
 import { modelLeaksGrammar } from "../grammar/models.ts";
 import { recoverGrammarLeaks } from "../grammar/recover.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
 import { reportContainedError } from "./contained.ts";
-import type { RepairDisplaySettings, TelemetryRecorder } from "./types.ts";
+import type { RepairSettings, TelemetryRecorder } from "./types.ts";
+
+/** Leaked grammar text that did not become a call: what happened to it, never the text itself. */
+export interface LeakTextEvent {
+	outcome: "stripped" | "observed";
+	/** The grammar families found, in first-seen order. */
+	grammars: string[];
+	/** How many leaked calls (ranges of markup) were stripped or observed. */
+	count: number;
+	/** The `grammarRecovery` setting in force. */
+	mode: GrammarPolicyMode;
+}
 
 export interface GrammarLeakHandlerDeps {
-	settings(): RepairDisplaySettings;
+	settings(): RepairSettings;
 	modelId(): string | undefined;
-	/** pi's active tool names; may throw or be missing on an old host (then nothing is allowed). */
-	activeTools(): string[];
+	/** pi's active tool names (with no allow-list set, a leak may only promote to one of these). */
+	activeTools(): readonly string[];
 	/** Parameter schemas by tool name, for typing recovered values. */
 	toolSchemas(): ReadonlyMap<string, unknown>;
 	telemetry: TelemetryRecorder;
 	/** Called once per promoted call, before the message is returned. */
 	onPromoted(callId: string, toolName: string, feedback: RepairFeedback): void;
+	/** Called once per message whose leaked text was stripped or observed instead of promoted. */
+	onLeakText?(leak: LeakTextEvent): void;
 	/** Clock for promoted call IDs (tests); default `Date.now`. */
 	now?: () => number;
 }
 
 export type GrammarLeakHandler = (message: unknown) => { message: MinimalAssistantMessage } | undefined;
 
-/** The rule ID recorded for a call promoted from `grammar`. */
-export function grammarRecoveryRule(grammar: string): string {
-	return grammarRecoveryRuleId(grammar);
-}
-
 /** The note the model sees on the result of a promoted call. */
 export function grammarRecoveryNote(grammar: string, name: string): string {
 	return `Your ${name} call arrived as plain text written in the ${grammar} tool-call grammar, not as a tool call; it was converted into a real ${name} call and run. In future turns use your native tool-calling mechanism instead of writing tool-call markup into the reply.`;
 }
 
-function knownToolsFor(settings: RepairDisplaySettings, deps: GrammarLeakHandlerDeps): Set<string> {
+function knownToolsFor(settings: RepairSettings, deps: GrammarLeakHandlerDeps): Set<string> {
 	const allowed = Array.isArray(settings.grammarAllowedTools) ? settings.grammarAllowedTools : [];
-	if (allowed.length > 0) return new Set(allowed);
-	try {
-		const active = deps.activeTools();
-		return new Set(Array.isArray(active) ? active.filter((n) => typeof n === "string") : []);
-	} catch {
-		return new Set();
-	}
-}
-
-function schemasFor(deps: GrammarLeakHandlerDeps): ReadonlyMap<string, unknown> | undefined {
-	try {
-		return deps.toolSchemas();
-	} catch {
-		return undefined;
-	}
+	return new Set(allowed.length > 0 ? allowed : deps.activeTools());
 }
 
 function isAssistantMessage(message: unknown): message is MinimalAssistantMessage {
@@ -78,63 +77,56 @@ function isAssistantMessage(message: unknown): message is MinimalAssistantMessag
 	);
 }
 
-/** Telemetry must never break the turn. */
-function quietly(record: () => void): void {
-	try {
-		record();
-	} catch {
-		// a failing recorder is not the message's problem
-	}
-}
-
 export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarLeakHandler {
 	return (message) => {
-		try {
-			const settings = deps.settings();
-			const mode = settings.grammarRecovery;
-			if (mode === "off") return undefined;
-			if (!isAssistantMessage(message)) return undefined;
-			const model = deps.modelId();
-			if (!modelLeaksGrammar(model)) return undefined;
-			const profile = settings.policyProfile;
-			const options: Parameters<typeof recoverGrammarLeaks>[1] = {
-				mode,
-				knownTools: knownToolsFor(settings, deps),
-				requireKnownTool: true,
-				unknownToolText: settings.unknownGrammarText,
-			};
-			const schemas = schemasFor(deps);
-			if (schemas) options.toolSchemas = schemas;
-			if (deps.now) options.now = deps.now;
-			options.onContainedError = (label, error) => reportContainedError(label, error, deps.telemetry);
-			const result = recoverGrammarLeaks(message, options);
-			if (!result.changed) {
-				if (result.observed) {
-					quietly(() => deps.telemetry.grammarObserved({ model, grammars: result.detectedGrammars, profile }));
-				}
-				return undefined;
-			}
-			if (result.promoted) {
-				result.recoveredCalls.forEach((call, i) => {
-					const callId = result.promotedCallIds[i];
-					if (callId === undefined) return;
-					const feedback: RepairFeedback = {
-						rules: [grammarRecoveryRule(call.grammar)],
-						notes: [grammarRecoveryNote(call.grammar, call.name)],
-						stages: ["grammar"],
-						profile,
-						outcome: "recovered",
-					};
-					if (model !== undefined) feedback.model = model;
-					quietly(() => deps.onPromoted(callId, call.name, feedback));
-					quietly(() => deps.telemetry.grammarRecovered({ tool: call.name, model, grammar: call.grammar, profile }));
+		const settings = deps.settings();
+		const mode = settings.grammarRecovery;
+		if (mode === "off") return undefined;
+		if (!isAssistantMessage(message)) return undefined;
+		const model = deps.modelId();
+		if (!modelLeaksGrammar(model)) return undefined;
+		const profile = settings.policyProfile;
+		const options: Parameters<typeof recoverGrammarLeaks>[1] = {
+			mode,
+			knownTools: knownToolsFor(settings, deps),
+			requireKnownTool: true,
+			unknownToolText: settings.unknownGrammarText,
+			toolSchemas: deps.toolSchemas(),
+		};
+		if (deps.now) options.now = deps.now;
+		options.onContainedError = (label, error) => reportContainedError(label, error, deps.telemetry);
+		const result = recoverGrammarLeaks(message, options);
+		if (!result.changed) {
+			if (result.observed) {
+				deps.telemetry.grammarObserved({ model, grammars: result.detectedGrammars, profile });
+				deps.onLeakText?.({
+					outcome: "observed",
+					grammars: result.detectedGrammars,
+					count: result.detectedRanges,
+					mode,
 				});
-			} else {
-				quietly(() => deps.telemetry.grammarStripped({ model, grammars: result.strippedGrammars, profile }));
 			}
-			return { message: result.message };
-		} catch {
 			return undefined;
 		}
+		if (result.promoted) {
+			result.recoveredCalls.forEach((call, i) => {
+				const callId = result.promotedCallIds[i];
+				if (callId === undefined) return;
+				const feedback: RepairFeedback = {
+					rules: [grammarRecoveryRuleId(call.grammar)],
+					notes: [grammarRecoveryNote(call.grammar, call.name)],
+					stages: ["grammar"],
+					profile,
+					outcome: "recovered",
+				};
+				if (model !== undefined) feedback.model = model;
+				deps.onPromoted(callId, call.name, feedback);
+				deps.telemetry.grammarRecovered({ tool: call.name, model, grammar: call.grammar, profile });
+			});
+		} else {
+			deps.telemetry.grammarStripped({ model, grammars: result.strippedGrammars, profile });
+			deps.onLeakText?.({ outcome: "stripped", grammars: result.strippedGrammars, count: result.strippedRanges, mode });
+		}
+		return { message: result.message };
 	};
 }

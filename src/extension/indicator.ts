@@ -7,17 +7,23 @@
  * - the model-facing `<repair_note>` lines at the head of a result are never
  *   drawn as text (collapsed, expanded or failed): the renderer gets the
  *   result without them, and they become the `↳` lines instead;
- * - in the footer, a compact tally of the calls repaired and recovered this session.
+ * - in the footer, a compact tally of the calls repaired and recovered this
+ *   session, and of the leaked calls whose text was stripped from a reply or
+ *   left in it (observed) instead of being run, so a leak is never invisible.
  *
  * Both only read value-free feedback (rule IDs; notes only while the session
  * holds them) and the live settings object, so a settings change shows at the
- * next render. Every UI call is guarded: print, JSON and RPC modes, or a
- * failing theme, never break a tool call.
+ * next render. The indicator's own work runs inside the extension's one
+ * `contained` boundary: a failure there (a theme that throws) shows the
+ * result as pi renders it and is reported; pi's own renderer is never wrapped
+ * in a catch, so its failures stay pi's. The footer is the caller's to contain.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { type Component, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import type { RepairFeedback } from "../core/types.ts";
-import type { RepairDisplaySettings } from "./types.ts";
+import type { Contained } from "./contained.ts";
+import type { SessionTally } from "./feedback.ts";
+import type { RepairSettings } from "./types.ts";
 
 export const INDICATOR_PREFIX = "🔨 ✓ input repaired";
 /** A call promoted from leaked grammar text: "recovered", as telemetry and `/repair-stats` call it. */
@@ -31,18 +37,14 @@ interface ThemeLike {
 }
 
 function muted(theme: unknown, text: string): string {
-	try {
-		const fg = (theme as ThemeLike | undefined)?.fg;
-		return typeof fg === "function" ? fg.call(theme, "muted", text) : text;
-	} catch {
-		return text;
-	}
+	const fg = (theme as ThemeLike | undefined)?.fg;
+	return typeof fg === "function" ? fg.call(theme, "muted", text) : text;
 }
 
 /** The indicator lines for one repaired call, each wrapped to `width`. */
 export function indicatorLines(
 	info: RepairFeedback,
-	settings: RepairDisplaySettings,
+	settings: RepairSettings,
 	theme: unknown,
 	width: number,
 ): string[] {
@@ -61,25 +63,20 @@ export class RepairIndicatorComponent implements Component {
 	inner: Component | undefined;
 	info: RepairFeedback | undefined;
 	theme: unknown;
-	settings: RepairDisplaySettings;
+	settings: RepairSettings;
+	private readonly contained: Contained;
 
-	constructor(settings: RepairDisplaySettings) {
+	constructor(settings: RepairSettings, contained: Contained) {
 		this.settings = settings;
+		this.contained = contained;
 	}
 
 	render(width: number): string[] {
-		let lines: readonly string[] = [];
-		try {
-			lines = this.inner?.render(width) ?? [];
-		} catch {
-			lines = [];
-		}
-		if (this.info === undefined) return [...lines];
-		try {
-			return [...lines, ...indicatorLines(this.info, this.settings, this.theme, width)];
-		} catch {
-			return [...lines];
-		}
+		const lines = this.inner?.render(width) ?? [];
+		const info = this.info;
+		if (info === undefined) return [...lines];
+		const extra = this.contained("indicator-render", () => indicatorLines(info, this.settings, this.theme, width));
+		return [...lines, ...(extra ?? [])];
 	}
 
 	invalidate(): void {
@@ -120,20 +117,16 @@ export function wrapRenderResult(
 	original: RenderResult,
 	owner: unknown,
 	lookup: (toolCallId: string) => RepairFeedback | undefined,
-	settings: () => RepairDisplaySettings,
+	settings: () => RepairSettings,
+	contained: Contained,
 ): RenderResult {
 	return (raw, options, theme, context) => {
-		let info: RepairFeedback | undefined;
-		try {
-			info = lookup(context.toolCallId);
-		} catch {
-			info = undefined;
-		}
+		const info = contained("indicator-lookup", () => lookup(context.toolCallId));
 		const { result, notes } = withoutRepairNotes(raw);
 		const previous = context.lastComponent;
 		const wrapper = previous instanceof RepairIndicatorComponent ? previous : undefined;
 		if (wrapper === undefined && info === undefined) return original.call(owner, result, options, theme, context);
-		const component = wrapper ?? new RepairIndicatorComponent(settings());
+		const component = wrapper ?? new RepairIndicatorComponent(settings(), contained);
 		// The built-in renderer may reuse its own previous component, so hand it back the inner one.
 		component.inner = original.call(owner, result, options, theme, { ...context, lastComponent: component.inner });
 		// After a resume the session holds no notes in memory; the result itself still carries them.
@@ -144,22 +137,20 @@ export function wrapRenderResult(
 	};
 }
 
-/** Calls shown this session, by outcome, with the words `/repair-stats` uses for them. */
-export interface FooterTally {
-	repaired: number;
-	recovered: number;
-}
+/** How each count of the tally reads in the footer: calls by their outcome, leaked text as "leak(s) …". */
+const FOOTER_WORDS: Record<keyof SessionTally, (n: number) => string> = {
+	repaired: (n) => `${n} repaired`,
+	recovered: (n) => `${n} recovered`,
+	stripped: (n) => `${n} ${n === 1 ? "leak" : "leaks"} stripped`,
+	observed: (n) => `${n} ${n === 1 ? "leak" : "leaks"} observed`,
+};
 
 /** The footer text for the session's tally, or `undefined` to clear it. */
-export function footerStatusText(
-	tally: FooterTally,
-	settings: RepairDisplaySettings,
-	theme?: unknown,
-): string | undefined {
+export function footerStatusText(tally: SessionTally, settings: RepairSettings, theme?: unknown): string | undefined {
 	if (!settings.showIndicator) return undefined;
-	const parts = (["repaired", "recovered"] as const)
+	const parts = (Object.keys(FOOTER_WORDS) as (keyof SessionTally)[])
 		.filter((outcome) => tally[outcome] > 0)
-		.map((outcome) => `${tally[outcome]} ${outcome}`);
+		.map((outcome) => FOOTER_WORDS[outcome](tally[outcome]));
 	return parts.length === 0 ? undefined : muted(theme, `🔨 ${parts.join(" · ")}`);
 }
 
@@ -171,13 +162,9 @@ interface StatusContext {
 /** Shows (or clears) the footer tally where there is a UI; a no-op in print and JSON modes. */
 export function updateFooterStatus(
 	ctx: StatusContext | undefined,
-	tally: FooterTally,
-	settings: RepairDisplaySettings,
+	tally: SessionTally,
+	settings: RepairSettings,
 ): void {
-	try {
-		if (!ctx?.hasUI || typeof ctx.ui?.setStatus !== "function") return;
-		ctx.ui.setStatus(STATUS_KEY, footerStatusText(tally, settings, ctx.ui.theme));
-	} catch {
-		// A UI that cannot show status never affects repairs.
-	}
+	if (!ctx?.hasUI || typeof ctx.ui?.setStatus !== "function") return;
+	ctx.ui.setStatus(STATUS_KEY, footerStatusText(tally, settings, ctx.ui.theme));
 }

@@ -24,8 +24,10 @@ import type { ToolInfo } from "@earendil-works/pi-coding-agent";
 import type { Preprocessor, RepairPipelineResult } from "../core/types.ts";
 import { markArgumentsRefused } from "../pi/refused-arguments.ts";
 import { callsMayRun, type RescueDeps } from "./argument-rescue.ts";
+import type { Contained } from "./contained.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
 import { type RepairDeps, ToolRepairer } from "./prepare.ts";
+import { isToolCallBlock, type ToolCallBlock } from "./tool-call-block.ts";
 import { type OwnerKind, ownerKindOf } from "./tool-owners.ts";
 
 /** What the message pass needs to know about the session's tools. */
@@ -115,7 +117,7 @@ export class CallTargets {
 				name: tool.name,
 				schema: tool.parameters,
 				preprocessors: aliases,
-				legacyConfig: {},
+				repairConfig: {},
 				strictSampling: false,
 				owner,
 			},
@@ -126,50 +128,43 @@ export class CallTargets {
 	}
 }
 
-/** The rescue's view of one message's targets: every tool the layer repairs, own or not. */
+/**
+ * The rescue's view of one message's targets: every tool the layer repairs,
+ * own or not. A failing repair leaves that call as pi delivered it, and a
+ * failing bookkeeping step (telemetry, note binding) never decides whether a
+ * call is rescued; both are contained and reported.
+ */
 export function rescueDepsFor(
 	target: (toolName: string) => CallTarget | undefined,
 	feedback: RepairFeedbackHub,
 	model: RescueDeps["model"],
+	contained: Contained,
 ): RescueDeps {
-	const repairer = (name: string): ToolRepairer => {
-		const found = target(name);
-		if (found === undefined) throw new Error(`no repairer for ${name}`);
-		return found.repairer;
-	};
 	return {
 		isWrapped: (name) => target(name) !== undefined,
-		repair: (name, input) => repairer(name).run(input),
-		onAttempt: ({ toolCallId, toolName, result }) => {
-			const chosen = repairer(toolName);
-			chosen.report(result);
-			if (result.outcome === "repaired") feedback.bind(toolCallId, toolName, chosen.feedbackFor(result));
-		},
+		repair: (name, input) => contained(`rescue:${name}`, () => target(name)?.repairer.run(input)),
+		onAttempt: ({ toolCallId, toolName, result }) =>
+			contained(`rescue-feedback:${toolName}`, () => {
+				const chosen = target(toolName)?.repairer;
+				if (chosen === undefined) return;
+				chosen.report(result);
+				if (result.outcome === "repaired") feedback.bind(toolCallId, toolName, chosen.feedbackFor(result));
+			}),
 		// pi refuses the call with the model's own text; every shim (ours, an adapted tool's) hands it over unchanged.
 		onUnrescued: (args) => markArgumentsRefused(args),
 		model,
 	};
 }
 
-interface WellFormedCall {
-	type: "toolCall";
-	id: string;
-	name: string;
-	arguments: Record<string, unknown>;
-	[key: string]: unknown;
-}
+type WellFormedCall = ToolCallBlock & { arguments: Record<string, unknown> };
 
+/** A call pi parsed: an arguments object and no `argumentsError`. */
 function isWellFormedCall(block: unknown): block is WellFormedCall {
-	const candidate = block as Partial<WellFormedCall> | null;
 	return (
-		typeof candidate === "object" &&
-		candidate !== null &&
-		candidate.type === "toolCall" &&
-		typeof candidate.id === "string" &&
-		typeof candidate.name === "string" &&
-		candidate.argumentsError === undefined &&
-		typeof candidate.arguments === "object" &&
-		candidate.arguments !== null
+		isToolCallBlock(block) &&
+		block.argumentsError === undefined &&
+		typeof block.arguments === "object" &&
+		block.arguments !== null
 	);
 }
 
@@ -187,6 +182,7 @@ export function piWouldAccept(toolName: string, schema: unknown, args: unknown):
 		);
 		return true;
 	} catch {
+		// pi's validation answers "rejected" by throwing: an outcome, not a failure.
 		return false;
 	}
 }

@@ -25,20 +25,22 @@ import type {
 	TSchema,
 } from "../core/types.ts";
 import { isArgumentsRefused } from "../pi/refused-arguments.ts";
+import { type Contained, createContained } from "./contained.ts";
 import { distinctInOrder, logOutcome } from "./diagnostics.ts";
 import { passthroughEnabled } from "./env.ts";
 import { escalateRetryMessage, type RepeatFailureTracker } from "./escalation.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
 import type { ModelTracker } from "./model-tracker.ts";
 import type { OwnerKind } from "./tool-owners.ts";
-import type { RepairDisplaySettings, TelemetryRecorder } from "./types.ts";
+import type { RepairSettings, TelemetryRecorder } from "./types.ts";
 
 /** Everything the pipeline needs to know about one tool. */
 export interface ToolRepairSpec {
 	name: string;
 	schema: TSchema;
 	preprocessors: readonly Preprocessor[];
-	legacyConfig: ToolRepairConfig;
+	/** The tool's own rule config (field aliases and the like), handed to the pipeline. */
+	repairConfig: ToolRepairConfig;
 	/** The tool asks for strict constrained sampling, so optional nulls mean "omitted". */
 	strictSampling: boolean;
 	/** The tool's own argument shim (pi's edit has one), chained as the pipeline's owner stage. */
@@ -51,13 +53,18 @@ export interface ToolRepairSpec {
 
 /** Shared, session-scoped collaborators of every wrapped tool. */
 export interface RepairDeps {
-	settings(): RepairDisplaySettings;
+	settings(): RepairSettings;
 	model: ModelTracker;
 	telemetry: TelemetryRecorder;
 	feedback: RepairFeedbackHub;
 	failures: RepeatFailureTracker;
-	/** Reports an internal error contained at a boundary (diagnostics line and telemetry counter). */
-	reportContained?: (label: string, error: unknown) => void;
+	/** The extension's one error boundary; by default one that reports to `telemetry`. */
+	contained?: Contained;
+}
+
+/** The session's boundary, or one that reports to the deps' telemetry when none was given (tests, benches). */
+export function boundaryOf(deps: RepairDeps): Contained {
+	return deps.contained ?? createContained(() => deps.telemetry);
 }
 
 /** Runs the pipeline for one tool with the session's current policy and model. */
@@ -67,10 +74,12 @@ export class ToolRepairer {
 	private cachedConfig: RepairPipelineConfig | undefined;
 	private readonly onObservation: (observation: RepairObservation) => void;
 	private readonly onContainedError: (label: string, error: unknown) => void;
+	private readonly boundary: Contained;
 
 	constructor(spec: ToolRepairSpec, deps: RepairDeps) {
 		this.spec = spec;
 		this.deps = deps;
+		this.boundary = boundaryOf(deps);
 		this.onObservation = (observation) => {
 			this.deps.telemetry.toolObservation({
 				tool: spec.name,
@@ -79,12 +88,16 @@ export class ToolRepairer {
 				profile: this.deps.settings().policyProfile,
 			});
 		};
-		this.onContainedError = (label, error) => this.contain(label, error);
+		// The pipeline contains its own stages' failures and hands them here to be reported.
+		this.onContainedError = (label, error) =>
+			this.contained(label, () => {
+				throw error;
+			});
 	}
 
-	/** Reports a contained error of this tool's repair step. */
-	private contain(label: string, error: unknown): void {
-		this.deps.reportContained?.(`${label}:${this.spec.name}`, error);
+	/** Runs `body` inside the extension's boundary, labelled with this tool's name. */
+	private contained<T>(label: string, body: () => T): T | undefined {
+		return this.boundary(`${label}:${this.spec.name}`, body);
 	}
 
 	/** The pipeline config, rebuilt only when the profile or the model changed (the valid path allocates nothing). */
@@ -99,7 +112,7 @@ export class ToolRepairer {
 			schema: spec.schema,
 			policy,
 			preprocessors: spec.preprocessors,
-			legacyConfig: spec.legacyConfig,
+			legacyConfig: spec.repairConfig,
 			strictSampling: spec.strictSampling,
 			onObservation: this.onObservation,
 			onContainedError: this.onContainedError,
@@ -117,25 +130,23 @@ export class ToolRepairer {
 
 	/** Diagnostics line and telemetry record of a repaired or unrepairable outcome; never throws. */
 	report(result: RepairPipelineResult): void {
-		if (result.outcome === "valid") return;
+		const outcome = result.outcome;
+		if (outcome === "valid") return;
 		logOutcome(this.spec.name, result);
-		try {
-			const repaired = result.outcome === "repaired";
+		const repaired = outcome === "repaired";
+		this.contained("telemetry", () =>
 			this.deps.telemetry.toolOutcome({
 				tool: this.spec.name,
 				model: this.deps.model.id,
-				outcome: result.outcome,
+				outcome,
 				rules: repaired ? distinctInOrder(result.changes, (c) => c.ruleId) : [],
 				...(result.issueSummary ? { issues: result.issueSummary } : {}),
 				...(result.fingerprint ? { fingerprint: result.fingerprint } : {}),
 				profile: result.policy,
 				stages: repaired ? distinctInOrder(result.changes, (c) => c.stage) : [],
 				owner: this.spec.owner ?? "builtin",
-			});
-		} catch (error) {
-			// Telemetry is best effort.
-			this.contain("telemetry", error);
-		}
+			}),
+		);
 	}
 
 	/** What a repaired outcome tells the model and the indicator. */
@@ -158,37 +169,30 @@ export class ToolRepairer {
 	 * go to pi as it is (passthrough, or no message).
 	 */
 	retryText(result: RepairPipelineResult): string | undefined {
-		let failures = 1;
-		try {
-			failures = this.deps.failures.record(this.spec.name, result.fingerprint);
-		} catch (error) {
-			// Escalation is an extra; the retry message stands without it.
-			this.contain("escalation", error);
-		}
-		if (passthroughEnabled() || !result.retryMessage) return undefined;
-		return escalateRetryMessage(result.retryMessage, this.spec.name, this.spec.schema, failures);
+		// Escalation is an extra: when it fails, the plain retry message stands.
+		const failures = this.contained("escalation", () => this.deps.failures.record(this.spec.name, result.fingerprint));
+		const message = result.retryMessage;
+		if (passthroughEnabled() || !message) return undefined;
+		return (
+			this.contained("escalation", () =>
+				escalateRetryMessage(message, this.spec.name, this.spec.schema, failures ?? 1),
+			) ?? message
+		);
 	}
 
 	/** The wrapped `prepareArguments`. */
 	prepare(raw: unknown): unknown {
 		// Malformed text the rescue could not repair, or a call refused at message_end: pi's argumentsError says it better.
 		if (isArgumentsRefused(raw)) return this.asPiAlone(raw);
-		let result: RepairPipelineResult;
-		try {
-			result = this.run(raw);
-		} catch (error) {
-			this.contain("prepare", error);
-			return this.asPiAlone(raw);
-		}
+		const result = this.contained("prepare", () => this.run(raw));
+		if (result === undefined) return this.asPiAlone(raw);
 		if (result.outcome === "valid") return result.args;
 		this.report(result);
 		if (result.outcome === "repaired") {
-			try {
-				this.deps.feedback.pending(this.spec.name, result.args, this.feedbackFor(result));
-			} catch (error) {
-				// The call still runs repaired; only its note is lost.
-				this.contain("feedback", error);
-			}
+			// The call still runs repaired when its note cannot be queued; only the note is lost.
+			this.contained("feedback", () =>
+				this.deps.feedback.pending(this.spec.name, result.args, this.feedbackFor(result)),
+			);
 			return result.args;
 		}
 		const retry = this.retryText(result);

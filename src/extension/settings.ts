@@ -31,10 +31,10 @@ import {
 import { basename, dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
-import { errorCode } from "./fs-errors.ts";
-import type { RepairDisplaySettings } from "./types.ts";
+import { errorCode, reportIoError, reportIoErrorUnless } from "./fs-errors.ts";
+import type { RepairSettings } from "./types.ts";
 
-export const DEFAULT_DISPLAY_SETTINGS: Readonly<RepairDisplaySettings> = Object.freeze({
+export const DEFAULT_DISPLAY_SETTINGS: Readonly<RepairSettings> = Object.freeze({
 	showIndicator: true,
 	showNotes: false,
 	grammarRecovery: "strip",
@@ -53,7 +53,7 @@ export const SETTINGS_KEYS = [
 	"policyProfile",
 	"unknownGrammarText",
 	"repairToolNames",
-] as const satisfies readonly (keyof RepairDisplaySettings)[];
+] as const satisfies readonly (keyof RepairSettings)[];
 
 export const POLICY_PROFILES: readonly RepairPolicyProfile[] = ["conservative", "adaptive", "recover"];
 export const GRAMMAR_MODES: readonly GrammarPolicyMode[] = ["off", "observe", "strip", "recover"];
@@ -69,38 +69,38 @@ export const PROFILE_GRAMMAR_DEFAULT: Readonly<Record<RepairPolicyProfile, Gramm
 /** Settings files are tiny; anything bigger is not ours and is not read into memory. */
 const MAX_SETTINGS_BYTES = 1024 * 1024;
 
-export interface LoadedDisplaySettings {
-	settings: RepairDisplaySettings;
+export interface LoadedRepairSettings {
+	settings: RepairSettings;
 	/** One short line for the UI when the file could not be used as written. */
 	warning?: string;
 }
 
 /** `PI_TOOL_REPAIR_SETTINGS` whenever it is defined (even empty), else the agent-dir default. */
-export function displaySettingsPath(): string {
+export function repairSettingsPath(): string {
 	const override = process.env.PI_TOOL_REPAIR_SETTINGS;
 	if (override !== undefined) return override;
 	return join(getAgentDir(), "tool-repair", "settings.json");
 }
 
-export function defaultDisplaySettings(): RepairDisplaySettings {
+export function defaultRepairSettings(): RepairSettings {
 	return { ...DEFAULT_DISPLAY_SETTINGS, grammarAllowedTools: [] };
 }
 
-export function loadDisplaySettings(path?: string): RepairDisplaySettings {
-	return loadDisplaySettingsWithDiagnostics(path).settings;
+export function loadRepairSettings(path?: string): RepairSettings {
+	return loadRepairSettingsWithWarning(path).settings;
 }
 
-export function loadDisplaySettingsWithDiagnostics(path: string = displaySettingsPath()): LoadedDisplaySettings {
+export function loadRepairSettingsWithWarning(path: string = repairSettingsPath()): LoadedRepairSettings {
 	const read = readSettingsText(path);
-	if (read.text === undefined) return withWarning(defaultDisplaySettings(), read.problem, path);
-	if (read.text.trim() === "") return withWarning(defaultDisplaySettings(), "is empty", path);
+	if (read.text === undefined) return withWarning(defaultRepairSettings(), read.problem, path);
+	if (read.text.trim() === "") return withWarning(defaultRepairSettings(), "is empty", path);
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(read.text);
 	} catch {
-		return withWarning(defaultDisplaySettings(), "is not valid JSON", path);
+		return withWarning(defaultRepairSettings(), "is not valid JSON", path);
 	}
-	if (!isPlainObject(parsed)) return withWarning(defaultDisplaySettings(), "does not hold a JSON object", path);
+	if (!isPlainObject(parsed)) return withWarning(defaultRepairSettings(), "does not hold a JSON object", path);
 	const { settings, rejected } = settingsFromObject(parsed);
 	const problem = rejected.length > 0 ? `has invalid ${rejected.join(", ")}` : undefined;
 	return withWarning(settings, problem, path);
@@ -112,11 +112,11 @@ export function loadDisplaySettingsWithDiagnostics(path: string = displaySetting
  * `policyProfile`) loads as the user meant it.
  */
 export function settingsFromObject(stored: Record<string, unknown>): {
-	settings: RepairDisplaySettings;
+	settings: RepairSettings;
 	rejected: string[];
 } {
 	const rejected: string[] = [];
-	const pick = <T>(key: keyof RepairDisplaySettings, accept: (value: unknown) => value is T): T | undefined => {
+	const pick = <T>(key: keyof RepairSettings, accept: (value: unknown) => value is T): T | undefined => {
 		const value = stored[key];
 		if (value === undefined) return undefined;
 		if (accept(value)) return value;
@@ -160,8 +160,8 @@ export function unknownAllowedTools(allowed: readonly string[], known: readonly 
 	return `tool-repair grammarAllowedTools names tools pi does not know: ${unknown.join(", ")}; leaked calls to them are never promoted.`;
 }
 
-export function saveDisplaySettings(settings: RepairDisplaySettings, path?: string): void {
-	trySaveDisplaySettings(settings, path);
+export function saveRepairSettings(settings: RepairSettings, path?: string): void {
+	trySaveRepairSettings(settings, path);
 }
 
 /**
@@ -169,9 +169,9 @@ export function saveDisplaySettings(settings: RepairDisplaySettings, path?: stri
  * else one short line. Our fields come first in their fixed order, then
  * any keys a user or a newer version put in the file, unchanged.
  */
-export function trySaveDisplaySettings(
-	settings: RepairDisplaySettings,
-	path: string = displaySettingsPath(),
+export function trySaveRepairSettings(
+	settings: RepairSettings,
+	path: string = repairSettingsPath(),
 ): string | undefined {
 	let temp: string | undefined;
 	try {
@@ -199,13 +199,15 @@ export function trySaveDisplaySettings(
 		temp = undefined;
 		return undefined;
 	} catch (error) {
+		reportIoError("settings-save", error);
 		return `tool-repair settings could not be saved to ${path}: ${errorCode(error)}`;
 	} finally {
 		if (temp !== undefined) {
 			try {
 				unlinkSync(temp);
-			} catch {
-				// The temp file was never created, or is already gone.
+			} catch (error) {
+				// The temp file was never created, or is already gone: only another failure is worth a line.
+				reportIoErrorUnless("ENOENT", "settings-save-cleanup", error);
 			}
 		}
 	}
@@ -214,7 +216,9 @@ export function trySaveDisplaySettings(
 function symlinkTarget(path: string): string {
 	try {
 		return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
-	} catch {
+	} catch (error) {
+		// Nothing there yet is the first save; any other failure shows again, and is reported, at the write.
+		reportIoErrorUnless("ENOENT", "settings-link", error);
 		return path;
 	}
 }
@@ -223,7 +227,8 @@ function regularFileInfo(path: string): Stats | undefined {
 	try {
 		const info = statSync(path);
 		return info.isFile() ? info : undefined;
-	} catch {
+	} catch (error) {
+		reportIoErrorUnless("ENOENT", "settings-stat", error);
 		return undefined;
 	}
 }
@@ -241,7 +246,7 @@ function rewriteInPlace(path: string, text: string): void {
 	}
 }
 
-function pickSettings(settings: RepairDisplaySettings): RepairDisplaySettings {
+function pickSettings(settings: RepairSettings): RepairSettings {
 	return {
 		showIndicator: settings.showIndicator,
 		showNotes: settings.showNotes,
@@ -272,7 +277,7 @@ function extraKeysOf(text: string | undefined): Record<string, unknown> {
  * The settings file as a JSON object, for readers of keys beyond the six
  * (saving keeps those keys); `undefined` when absent or unusable.
  */
-export function readSettingsObject(path: string = displaySettingsPath()): Record<string, unknown> | undefined {
+export function readSettingsObject(path: string = repairSettingsPath()): Record<string, unknown> | undefined {
 	const { text } = readSettingsText(path);
 	if (text === undefined) return undefined;
 	try {
@@ -295,15 +300,12 @@ function readSettingsText(path: string): { text?: string; problem?: string } {
 	} catch (error) {
 		// A missing file is the normal first run, not a problem worth a warning.
 		if (errorCode(error) === "ENOENT") return {};
+		reportIoError("settings-read", error);
 		return { problem: `could not be read (${errorCode(error)})` };
 	}
 }
 
-function withWarning(
-	settings: RepairDisplaySettings,
-	problem: string | undefined,
-	path: string,
-): LoadedDisplaySettings {
+function withWarning(settings: RepairSettings, problem: string | undefined, path: string): LoadedRepairSettings {
 	if (problem === undefined) return { settings };
 	return { settings, warning: `tool-repair settings file ${path} ${problem}; using defaults for what is unusable.` };
 }

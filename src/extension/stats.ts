@@ -12,7 +12,7 @@
  */
 import { constants as fsConstants } from "node:fs";
 import { open } from "node:fs/promises";
-import { errorCode } from "./fs-errors.ts";
+import { errorCode, reportIoError } from "./fs-errors.ts";
 import { rotatedTelemetryPath } from "./telemetry.ts";
 
 export interface OutcomeCounts {
@@ -171,7 +171,9 @@ async function streamLines(path: string, accumulator: StatsAccumulator): Promise
 	try {
 		handle = await open(path, OPEN_FOR_READING);
 	} catch (error) {
-		return errorCode(error) === "ENOENT" ? "missing" : `could not be read (${errorCode(error)})`;
+		if (errorCode(error) === "ENOENT") return "missing";
+		reportIoError("stats-read", error);
+		return `could not be read (${errorCode(error)})`;
 	}
 	try {
 		if (!(await handle.stat()).isFile()) return "is not a regular file";
@@ -180,7 +182,7 @@ async function streamLines(path: string, accumulator: StatsAccumulator): Promise
 			accumulator,
 		);
 	} finally {
-		await handle.close().catch(() => undefined);
+		await handle.close().catch((error: unknown) => reportIoError("stats-close", error));
 	}
 }
 
@@ -221,6 +223,7 @@ async function streamChunks(stream: AsyncIterable<Buffer>, accumulator: StatsAcc
 			}
 		}
 	} catch (error) {
+		reportIoError("stats-read", error);
 		return `could not be read (${errorCode(error)})`;
 	}
 	if (overlong) accumulator.skip();

@@ -33,7 +33,7 @@ import {
 import { dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
-import { errorCode } from "./fs-errors.ts";
+import { errorCode, reportIoError } from "./fs-errors.ts";
 import type {
 	ContainedErrorEvent,
 	ContinuationEvent,
@@ -91,8 +91,9 @@ export function createTelemetryRecorder(options: TelemetryRecorderOptions = {}):
 		warned.add(key);
 		try {
 			warn(`tool-repair telemetry file ${path} ${problem}.`);
-		} catch {
-			// A failing warning channel must not turn into a failing tool call.
+		} catch (error) {
+			// A failing warning channel must not turn into a failing tool call; the diagnostics line still says it.
+			reportIoError("telemetry-warning", error);
 		}
 	};
 	const writer = new LineAppender(rotateBytes, warnOnce);
@@ -103,7 +104,9 @@ export function createTelemetryRecorder(options: TelemetryRecorderOptions = {}):
 			if (path === undefined) return;
 			writer.append(path, `${JSON.stringify(build(now().toISOString()))}\n`);
 		} catch (error) {
-			// Telemetry never disturbs a tool call; the user hears of the problem once.
+			// Telemetry never disturbs a tool call; the user hears of the problem once, the diagnostics log every time.
+			// Not through contained(): its counter would be written to this same failing file.
+			reportIoError("telemetry-write", error);
 			warnOnce(path ?? "(unresolved)", errorText(error));
 		}
 	};

@@ -11,6 +11,7 @@
  */
 import { RULE } from "../core/rule-ids.ts";
 import type { RepairFeedback } from "../core/types.ts";
+import { isToolCallBlock } from "./tool-call-block.ts";
 
 /** The rule ID recorded on a renamed call. */
 export const RENAME_TOOL_NAME_RULE = RULE.renameLeakedToolName;
@@ -61,19 +62,6 @@ export interface RenamedCall {
 	to: string;
 }
 
-interface ToolCallPart {
-	type: "toolCall";
-	id: string;
-	name: string;
-	[key: string]: unknown;
-}
-
-function isToolCallPart(part: unknown): part is ToolCallPart {
-	if (typeof part !== "object" || part === null) return false;
-	const record = part as Record<string, unknown>;
-	return record.type === "toolCall" && typeof record.name === "string" && typeof record.id === "string";
-}
-
 // A failed, aborted or cut-off message runs nothing, so none of its calls is renamed.
 const RUNNABLE_STOPS = new Set(["toolUse", "stop"]);
 
@@ -89,7 +77,7 @@ export function renameLeakedToolNames(
 	if (typeof message.stopReason !== "string" || !RUNNABLE_STOPS.has(message.stopReason)) return undefined;
 	const renamed: RenamedCall[] = [];
 	const content = message.content.map((part: unknown) => {
-		if (!isToolCallPart(part)) return part;
+		if (!isToolCallBlock(part)) return part;
 		const target = matchToolName(part.name, activeTools);
 		if (target === undefined) return part;
 		renamed.push({ toolCallId: part.id, from: part.name, to: target });

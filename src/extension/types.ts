@@ -6,7 +6,7 @@
 import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
 
 /** The user's settings file (`tool-repair/settings.json`); see docs/operations.md. */
-export interface RepairDisplaySettings {
+export interface RepairSettings {
 	/** Default true. */
 	showIndicator: boolean;
 	/** Default false. */
@@ -93,7 +93,7 @@ export interface TelemetryRecorder {
 /** What the commands need from the running extension. */
 export interface SettingsHost {
 	/** The live settings object every handler reads. */
-	current(): RepairDisplaySettings;
+	current(): RepairSettings;
 	/** Applies a change to the running session at once and saves it. */
-	update(next: RepairDisplaySettings): void;
+	update(next: RepairSettings): void;
 }

@@ -55,7 +55,7 @@ function probeExtension(observed: Observed, replace: (content: Record<string, un
 	};
 }
 
-describe("pi's message_end contract", () => {
+describe("what pi's message_end lets an extension replace, and what it runs afterwards", () => {
 	let run: PiSessionHarness | undefined;
 	afterEach(async () => {
 		await run?.dispose();

@@ -20,7 +20,7 @@ import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import type { RepairDeps } from "../../src/extension/prepare.ts";
-import { defaultDisplaySettings } from "../../src/extension/settings.ts";
+import { defaultRepairSettings } from "../../src/extension/settings.ts";
 import type { TelemetryRecorder } from "../../src/extension/types.ts";
 import { anyInput, modelId, policyProfile } from "../support/arbitraries.ts";
 
@@ -36,7 +36,7 @@ const silentTelemetry: TelemetryRecorder = {
 };
 
 function harness(tool: BuiltinToolName) {
-	const settings = defaultDisplaySettings();
+	const settings = defaultRepairSettings();
 	const model = new ModelTracker();
 	const deps: RepairDeps = {
 		settings: () => settings,

@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { dsmlWrite } from "../helpers/dsml.ts";
 import { node22, type PiCliOptions, type PiCliResult, REPO_ROOT, runPiCli } from "../helpers/pi-cli.ts";
 
 const copies: string[] = [];
@@ -134,6 +135,21 @@ describe("the real pi CLI with the repair layer loaded", () => {
 		]);
 		expect(r.stderr).not.toContain(secret);
 		expect(r.stdout).toContain(secret);
+	});
+
+	it("logs leaked call text it strips instead of running: families, setting and count, never the text", async () => {
+		const secret = "s3cret-leak-5521";
+		const dsml = dsmlWrite(`${secret}.txt`, secret);
+		const r = await cli({
+			model: "deepseek-v4",
+			env: { PI_TOOL_REPAIR_LOG: "1" },
+			script: [{ text: `Saving the notes.\n${dsml}` }, { text: "done" }],
+		});
+		expect(r.exitCode).toBe(0);
+		const lines = r.stderr.split("\n").filter((line) => line.startsWith("[pi-repair] leak="));
+		expect(lines).toEqual(["[pi-repair] leak=stripped grammars=dsml mode=strip count=1"]);
+		expect(r.stderr).not.toContain(secret);
+		expect(existsSync(join(r.workspace, `${secret}.txt`))).toBe(false);
 	});
 
 	it("hands unrepairable input to pi's own validation with PI_TOOL_REPAIR_PASSTHROUGH", async () => {

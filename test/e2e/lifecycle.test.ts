@@ -149,7 +149,7 @@ describe("repeat-failure escalation", () => {
 });
 
 describe("grammar leaks and input repair together", () => {
-	it("keeps both the recovery note and the repair note of a promoted call (decisions §4.6)", async () => {
+	it("keeps both the recovery note and the repair note of a promoted call, so the model learns both", async () => {
 		const r = await session({
 			model: "glm-4.6",
 			files: { "a.txt": "promoted\n" },

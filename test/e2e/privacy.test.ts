@@ -1,5 +1,5 @@
 /**
- * Privacy (extension-contract §5.3): nothing the model wrote may leave the
+ * Privacy: nothing the model wrote may leave the
  * conversation through the extension. Every argument field (and every
  * made-up key) of every kind of call — repaired, rescued from malformed JSON
  * text, promoted from a grammar leak, observed, stripped, and failed — holds a

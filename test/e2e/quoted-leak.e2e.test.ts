@@ -11,20 +11,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { dsmlWrite } from "../helpers/dsml.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
-
-const BAR = "\uff5c";
-
-function dsmlWrite(path: string, content: string): string {
-	return [
-		`<${BAR}DSML${BAR}tool_calls>`,
-		`<${BAR}DSML${BAR}invoke name="write">`,
-		`<${BAR}DSML${BAR}parameter name="path" string="true">${path}</${BAR}DSML${BAR}parameter>`,
-		`<${BAR}DSML${BAR}parameter name="content" string="true">${content}</${BAR}DSML${BAR}parameter>`,
-		`</${BAR}DSML${BAR}invoke>`,
-		`</${BAR}DSML${BAR}tool_calls>`,
-	].join("\n");
-}
 
 /** A markdown file that documents the DSML format with its own ``` example. */
 const FENCED_FILE = [

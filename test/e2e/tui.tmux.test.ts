@@ -3,7 +3,8 @@
  * tmux with the scripted provider and this extension; we type a prompt, wait
  * for the scripted turn to finish and read the screen. A repaired call shows
  * the muted `🔨 ✓ input repaired (...)` line under its result and the footer
- * counts the repair; a clean call shows neither.
+ * counts the repair; a clean call shows neither; leaked call text that is
+ * stripped instead of run is counted in the footer.
  *
  * Skipped, with a message, where tmux is not installed (.ci/run installs it).
  */
@@ -13,15 +14,18 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ScriptStep } from "../fixtures/scripted-provider.ts";
+import { dsmlWrite } from "../helpers/dsml.ts";
 import { EXTENSION_ENTRY, node22, PI_BIN, SCRIPTED_PROVIDER_PATH } from "../helpers/pi-cli.ts";
 
 const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 if (!hasTmux) console.warn("tui.tmux.test: tmux is not installed; skipping the interactive TUI checks");
 
-const sessions: string[] = [];
+/** One tmux server per run (its own socket), so closing one run's server never races the next run's start. */
+const sockets: string[] = [];
 const roots: string[] = [];
+let runs = 0;
 afterEach(() => {
-	for (const name of sessions.splice(0)) spawnSync("tmux", ["kill-session", "-t", name], { stdio: "ignore" });
+	for (const socket of sockets.splice(0)) spawnSync("tmux", ["-L", socket, "kill-server"], { stdio: "ignore" });
 	for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
@@ -30,7 +34,7 @@ function shellQuote(value: string): string {
 }
 
 /** Starts pi's TUI in a detached tmux session and returns a screen reader. */
-function startTui(script: readonly ScriptStep[], files: Record<string, string>) {
+function startTui(script: readonly ScriptStep[], files: Record<string, string>, model = "scripted-1") {
 	const root = mkdtempSync(join(tmpdir(), "pi-repair-tui-"));
 	roots.push(root);
 	const workspace = join(root, "workspace");
@@ -43,6 +47,7 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>) 
 		PI_CODING_AGENT_DIR: join(root, "agent"),
 		PI_OFFLINE: "1",
 		PI_SCRIPTED_SCRIPT: join(root, "script.json"),
+		PI_SCRIPTED_MODEL: model,
 		PI_TOOL_REPAIR_TELEMETRY: "off",
 		PI_TOOL_REPAIR_SETTINGS: join(root, "settings.json"),
 	};
@@ -50,12 +55,14 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>) 
 		.map(([key, value]) => `${key}=${shellQuote(value)}`)
 		.join(" ");
 	const pi = [node22(), PI_BIN, "--no-session", "-ne", "-e", SCRIPTED_PROVIDER_PATH, "-e", EXTENSION_ENTRY]
-		.concat(["--provider", "scripted", "--model", "scripted-1"])
+		.concat(["--provider", "scripted", "--model", model])
 		.map(shellQuote)
 		.join(" ");
-	const name = `pi-repair-tui-${process.pid}-${sessions.length}`;
-	sessions.push(name);
-	execFileSync("tmux", [
+	runs += 1;
+	const name = `pi-repair-tui-${process.pid}-${runs}`;
+	sockets.push(name);
+	const tmux = (args: readonly string[]) => execFileSync("tmux", ["-L", name, ...args], { encoding: "utf8" });
+	tmux([
 		"new-session",
 		"-d",
 		"-s",
@@ -66,7 +73,7 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>) 
 		"24",
 		`cd ${shellQuote(workspace)} && env ${exports} ${pi}`,
 	]);
-	const screen = () => execFileSync("tmux", ["capture-pane", "-t", name, "-p"], { encoding: "utf8" });
+	const screen = () => tmux(["capture-pane", "-t", name, "-p"]);
 	const waitFor = async (text: string, timeoutMs = 45_000): Promise<string> => {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
@@ -77,10 +84,10 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>) 
 		}
 	};
 	const type = (text: string) => {
-		execFileSync("tmux", ["send-keys", "-t", name, "-l", text]);
-		execFileSync("tmux", ["send-keys", "-t", name, "Enter"]);
+		tmux(["send-keys", "-t", name, "-l", text]);
+		tmux(["send-keys", "-t", name, "Enter"]);
 	};
-	const press = (key: string) => execFileSync("tmux", ["send-keys", "-t", name, key]);
+	const press = (key: string) => tmux(["send-keys", "-t", name, key]);
 	return { screen, waitFor, type, press };
 }
 
@@ -121,6 +128,22 @@ describe.skipIf(!hasTmux)("pi's interactive TUI with the repair layer", () => {
 		const expanded = tui.screen();
 		expect(expanded).toContain("🔨 ✓ input repaired");
 		expect(expanded).not.toContain("repair_note");
+	});
+
+	it("counts leaked call text it stripped in the footer, so the user knows a call did not run", {
+		timeout: 90_000,
+	}, async () => {
+		const dsml = dsmlWrite("leak.txt", "x");
+		const tui = startTui(
+			[{ text: `Saving the notes.\n${dsml}` }, { text: "finished after the leak" }],
+			{},
+			"deepseek-v4",
+		);
+		await tui.waitFor("deepseek-v4");
+		tui.type("go");
+		const screen = await tui.waitFor("finished after the leak");
+		expect(screen).toContain("🔨 1 leak stripped");
+		expect(screen).not.toContain("DSML");
 	});
 
 	it("shows no indicator for a clean call", { timeout: 90_000 }, async () => {

@@ -1,5 +1,5 @@
 /**
- * The message_end rescue of malformed argument text (decisions §3.2), on
+ * The message_end rescue of malformed argument text (pi since 1.3 refuses it whatever prepareArguments returns), on
  * messages shaped exactly as pi-ai finishes them (`parseToolCallArguments`).
  */
 import { parseToolCallArguments } from "@earendil-works/pi-ai";
@@ -108,14 +108,9 @@ describe("rescue of malformed argument text", () => {
 		expect(attempts).toEqual([]);
 	});
 
-	it("contains a failing pipeline: the call is left as pi delivered it", () => {
+	it("leaves the call as pi delivered it when the pipeline failed (its boundary answers undefined)", () => {
 		const { d } = deps();
-		const failing: RescueDeps = {
-			...d,
-			repair: () => {
-				throw new Error("boom");
-			},
-		};
+		const failing: RescueDeps = { ...d, repair: () => undefined };
 		expect(
 			rescueMalformedArguments(message([call("w", "write", '[{"path":"a","content":"b"}]')]), failing),
 		).toBeUndefined();

@@ -1,5 +1,5 @@
 /**
- * The eight overrides (extension-contract §1.5, §9.1, §9.10 #66): pi's real
+ * The eight overrides of the built-ins pi still owns: pi's real
  * definitions, spread, with only prepareArguments and renderResult replaced.
  * Registration counting uses a recording `registerTool` (pi offers no way to
  * change a live session's cwd without replacing the whole runtime, which
@@ -18,11 +18,11 @@ import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import type { RepairDeps } from "../../src/extension/prepare.ts";
-import { defaultDisplaySettings } from "../../src/extension/settings.ts";
+import { defaultRepairSettings } from "../../src/extension/settings.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 function setup() {
-	const settings = defaultDisplaySettings();
+	const settings = defaultRepairSettings();
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model: new ModelTracker(),

@@ -39,14 +39,14 @@ import {
 	unsavedWarning,
 } from "../../src/extension/commands.ts";
 import {
-	defaultDisplaySettings,
-	loadDisplaySettings,
+	defaultRepairSettings,
+	loadRepairSettings,
 	SETTINGS_KEYS,
-	saveDisplaySettings,
+	saveRepairSettings,
 } from "../../src/extension/settings.ts";
 import { EMPTY_STATS_NOTICE } from "../../src/extension/stats-report.ts";
 import { createTelemetryRecorder } from "../../src/extension/telemetry.ts";
-import type { RepairDisplaySettings, SettingsHost } from "../../src/extension/types.ts";
+import type { RepairSettings, SettingsHost } from "../../src/extension/types.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 const KEY = {
@@ -65,20 +65,20 @@ beforeAll(() => {
 });
 
 class FileSettingsHost implements SettingsHost {
-	private settings: RepairDisplaySettings;
+	private settings: RepairSettings;
 	private readonly path: string;
-	readonly updates: RepairDisplaySettings[] = [];
+	readonly updates: RepairSettings[] = [];
 	constructor(path: string) {
 		this.path = path;
-		this.settings = loadDisplaySettings(path);
+		this.settings = loadRepairSettings(path);
 	}
-	current(): RepairDisplaySettings {
+	current(): RepairSettings {
 		return this.settings;
 	}
-	update(next: RepairDisplaySettings): void {
+	update(next: RepairSettings): void {
 		this.settings = next;
 		this.updates.push(next);
-		saveDisplaySettings(next, this.path);
+		saveRepairSettings(next, this.path);
 	}
 }
 
@@ -95,6 +95,7 @@ class ScriptedTerminalUi {
 	readonly notifications: { message: string; type: string | undefined }[] = [];
 	readonly customScreens: string[][] = [];
 	readonly customComponents: { capturesViewportInput?: boolean }[] = [];
+	readonly customOptions: unknown[] = [];
 	private readonly keys: string[][] = [];
 
 	/** Key presses for the next dialogs, one list per dialog. */
@@ -124,8 +125,9 @@ class ScriptedTerminalUi {
 			notify: (message: string, type?: "info" | "warning" | "error") => {
 				this.notifications.push({ message, type });
 			},
-			custom: (factory: (...args: unknown[]) => unknown) =>
+			custom: (factory: (...args: unknown[]) => unknown, options?: unknown) =>
 				new Promise((resolve) => {
+					this.customOptions.push(options);
 					const tui = { requestRender: () => {}, terminal: { rows: 20 } };
 					const theme = { fg: (_c: string, t: string) => t, bold: (t: string) => t };
 					const component = factory(tui, theme, getKeybindings(), resolve) as {
@@ -188,7 +190,7 @@ async function startWith(
 	return run;
 }
 
-function fileSettings(): RepairDisplaySettings {
+function fileSettings(): RepairSettings {
 	return JSON.parse(readFileSync(settingsFile, "utf8"));
 }
 
@@ -236,7 +238,7 @@ describe("/repair-settings in the TUI: pi's settings list", () => {
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-settings");
 		expect(host.updates).toHaveLength(0);
-		expect(ui.notifications).toEqual([{ message: settingsSummary(defaultDisplaySettings()), type: "info" }]);
+		expect(ui.notifications).toEqual([{ message: settingsSummary(defaultRepairSettings()), type: "info" }]);
 		const summary = ui.notifications[0]?.message ?? "";
 		expect(summary.split("\n")).toHaveLength(1);
 		for (const row of SETTING_ROWS) expect(summary).toContain(row.key);
@@ -273,7 +275,7 @@ describe("/repair-settings in RPC mode: dialogs the client draws", () => {
 		const session = await startWith("rpc", ui);
 		await session.session.prompt("/repair-settings");
 		expect(ui.dialogs.map((d) => d.kind)).toEqual(["select", "select", "select"]);
-		expect(ui.dialogs[0]?.options).toEqual(settingsMenuItems(defaultDisplaySettings()));
+		expect(ui.dialogs[0]?.options).toEqual(settingsMenuItems(defaultRepairSettings()));
 		expect(ui.dialogs[0]?.options?.at(-1)).toBe(CLOSE_ITEM);
 		expect(ui.dialogs[1]?.options).toEqual(["true", "false"]);
 		expect(ui.dialogs[2]?.options?.[1]).toBe("Show indicator: false");
@@ -329,7 +331,7 @@ describe("showSettingsWarning", () => {
 });
 
 describe("menu transitions", () => {
-	const base = defaultDisplaySettings();
+	const base = defaultRepairSettings();
 
 	it("sets the profile and resets grammar recovery to the new profile's default", () => {
 		const conservative = { ...base, policyProfile: "conservative" as const, grammarRecovery: "off" as const };
@@ -379,7 +381,7 @@ describe("menu transitions", () => {
 
 describe("/repair-settings without a TUI", () => {
 	it("prints the settings and how to change them to stdout in print mode", async () => {
-		saveDisplaySettings({ ...defaultDisplaySettings(), showNotes: true, grammarAllowedTools: ["read"] }, settingsFile);
+		saveRepairSettings({ ...defaultRepairSettings(), showNotes: true, grammarAllowedTools: ["read"] }, settingsFile);
 		host = new FileSettingsHost(settingsFile);
 		const session = await startWith("print");
 		await session.session.prompt("/repair-settings");
@@ -458,7 +460,7 @@ describe("/repair-stats in the TUI", () => {
 		expect(top?.length).toBe(16);
 	});
 
-	it("takes PgUp/PgDn from pi's fullscreen transcript and jumps with End and Home", async () => {
+	it("takes PgUp/PgDn from pi's fullscreen transcript on every supported pi and jumps with End and Home", async () => {
 		const recorder = createTelemetryRecorder({ path: () => telemetryFile });
 		for (let i = 0; i < 30; i++) {
 			recorder.toolOutcome({ tool: `tool_${i}`, model: "m", outcome: "repaired", rules: [], profile: "a", stages: [] });
@@ -467,6 +469,8 @@ describe("/repair-stats in the TUI", () => {
 		const session = await startWith("tui", ui);
 		await session.session.prompt("/repair-stats");
 		expect(ui.customComponents[0]?.capturesViewportInput).toBe(true);
+		// pi before capturesViewportInput (1.3) gives the page keys to a focused overlay only.
+		expect(ui.customOptions[0]).toMatchObject({ overlay: true, overlayOptions: { width: "100%", maxHeight: "100%" } });
 		const [, end, stillEnd, home] = ui.customScreens;
 		const total = Number(/of (\d+)/.exec(end?.at(-1) ?? "")?.[1]);
 		expect(end?.at(-1)).toMatch(new RegExp(`^lines ${total - 13}–${total} of ${total}`));
@@ -491,7 +495,7 @@ describe("/repair-stats in the TUI", () => {
 		expect(ui.notifications).toEqual([{ message: EMPTY_STATS_NOTICE, type: "info" }]);
 	});
 
-	it("shows the empty notice when telemetry is off, even if an old default file exists (§9.10 67)", async () => {
+	it("shows the empty notice when telemetry is off, even if an old default file exists", async () => {
 		const agentDir = join(dir, "agent");
 		mkdirSync(join(agentDir, "tool-repair"), { recursive: true });
 		writeTelemetry(join(agentDir, "tool-repair", "telemetry.jsonl"));

@@ -5,18 +5,10 @@ import { runRepairPipeline } from "../../src/core/pipeline.ts";
 import type { ContainedErrorLabel, RepairPipelineConfig } from "../../src/core/types.ts";
 import { createContained, errorKind, reportContainedError } from "../../src/extension/contained.ts";
 import { containedErrorRecord } from "../../src/extension/telemetry.ts";
-import type { ContainedErrorEvent, TelemetryRecorder } from "../../src/extension/types.ts";
+import type { ContainedErrorEvent } from "../../src/extension/types.ts";
+import { containedErrorRecorder } from "../support/contained-recorder.ts";
 
-function recorder(events: ContainedErrorEvent[]): TelemetryRecorder {
-	return {
-		toolOutcome() {},
-		toolObservation() {},
-		grammarRecovered() {},
-		grammarStripped() {},
-		grammarObserved() {},
-		containedError: (event) => void events.push(event),
-	};
-}
+const recorder = containedErrorRecorder;
 
 const SECRET = "rm -rf /home/someone/secret-project";
 
@@ -74,6 +66,12 @@ describe("contained", () => {
 		expect(errorKind(new RangeError("x"))).toBe("RangeError");
 		expect(errorKind("a thrown string")).toBe("string");
 		expect(errorKind(null)).toBe("null");
+	});
+
+	it("names a system error by its code, which carries no path", () => {
+		const io = Object.assign(new Error(`EACCES: permission denied, open '${SECRET}'`), { code: "EACCES" });
+		expect(errorKind(io)).toBe("EACCES");
+		expect(errorKind(Object.assign(new Error("x"), { code: SECRET }))).toBe("Error");
 	});
 
 	it("writes a telemetry record with the boundary and the class name only", () => {

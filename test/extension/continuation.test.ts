@@ -10,13 +10,13 @@ import {
 	SilentStopGuard,
 	type TurnEndView,
 } from "../../src/extension/continuation.ts";
-import { defaultDisplaySettings } from "../../src/extension/settings.ts";
-import type { RepairDisplaySettings } from "../../src/extension/types.ts";
+import { defaultRepairSettings } from "../../src/extension/settings.ts";
+import type { RepairSettings } from "../../src/extension/types.ts";
 
 const glmRead = "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>secret-notes.md</arg_value>\n</tool_call>";
 
-function guard(overrides: Partial<RepairDisplaySettings> = {}, model = "glm-4.6") {
-	const settings = { ...defaultDisplaySettings(), ...overrides };
+function guard(overrides: Partial<RepairSettings> = {}, model = "glm-4.6") {
+	const settings = { ...defaultRepairSettings(), ...overrides };
 	return new SilentStopGuard({
 		settings: () => settings,
 		modelId: () => model,

@@ -1,4 +1,4 @@
-/** The PI_TOOL_REPAIR_LOG line (extension-contract §7) and the environment switches (§1.9a). */
+/** The value-free PI_TOOL_REPAIR_LOG lines and the environment switches that turn them (and passthrough) on. */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RepairPipelineResult } from "../../src/core/types.ts";
 import { distinctInOrder, formatDiagnosticLine, logOutcome } from "../../src/extension/diagnostics.ts";

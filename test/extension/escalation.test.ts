@@ -1,4 +1,4 @@
-/** Repeat-failure escalation (decisions §5.2). */
+/** Repeat-failure escalation: the third identical failure of a tool also spells out the tool's expected arguments. */
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import { ESCALATION_THRESHOLD, escalateRetryMessage, RepeatFailureTracker } from "../../src/extension/escalation.ts";

@@ -9,10 +9,14 @@ import { describe, expect, it } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
 import {
 	feedbackFromEntry,
+	LEAK_ENTRY_TYPE,
+	type LeakEntryData,
 	REPAIR_ENTRY_TYPE,
 	type RepairEntryData,
 	RepairFeedbackHub,
 } from "../../src/extension/feedback.ts";
+import type { ContainedErrorEvent } from "../../src/extension/types.ts";
+import { recordingContained } from "../support/contained-recorder.ts";
 
 const repaired = (note: string, rule = "preprocess.exact-alias"): RepairFeedback => ({
 	rules: [rule],
@@ -27,7 +31,10 @@ const text = (value: string) => [{ type: "text", text: value }];
 
 function hub() {
 	const entries: RepairEntryData[] = [];
-	return { hub: new RepairFeedbackHub({ appendEntry: (_type, data) => entries.push(data) }), entries };
+	const leaks: LeakEntryData[] = [];
+	const appendEntry = (type: string, data: RepairEntryData | LeakEntryData) =>
+		type === LEAK_ENTRY_TYPE ? leaks.push(data as LeakEntryData) : entries.push(data as RepairEntryData);
+	return { hub: new RepairFeedbackHub({ appendEntry }), entries, leaks };
 }
 
 describe("binding repairs to calls", () => {
@@ -141,14 +148,18 @@ describe("indicator info and persisted entries", () => {
 		expect(feedbackFromEntry(null)).toBeUndefined();
 	});
 
-	it("survives a host whose appendEntry throws", () => {
+	it("still binds the call when the host's appendEntry throws inside the contained boundary, and reports it", () => {
+		const contained: ContainedErrorEvent[] = [];
+		const boundary = recordingContained(contained);
 		const h = new RepairFeedbackHub({
-			appendEntry: () => {
-				throw new Error("no entries here");
-			},
+			appendEntry: (type) =>
+				boundary(`append-entry:${type}`, () => {
+					throw new Error("no entries here");
+				}),
 		});
 		h.pending("read", { path: "a" }, repaired("n"));
 		expect(h.onToolCall("read", { path: "a" }, "c1")?.notes).toEqual(["n"]);
+		expect(contained).toEqual([{ label: "append-entry:tool-repair", error: "Error" }]);
 	});
 
 	it("drops repairs of calls that never ran at the end of a turn, keeping the indicator info", () => {
@@ -168,5 +179,35 @@ describe("indicator info and persisted entries", () => {
 		expect(h.onToolCall("read", { path: "a" }, "c1")).toBeUndefined();
 		expect(h.info("b")).toBeUndefined();
 		expect(h.repairCount).toBe(0);
+	});
+});
+
+describe("leaked text that did not become a call", () => {
+	it("counts stripped and observed leaks in the tally next to the calls, and persists only outcome, families and count", () => {
+		const { hub: h, leaks } = hub();
+		h.bind("c1", "read", repaired("a note"));
+		h.noteLeak({ outcome: "stripped", grammars: ["dsml"], count: 2 });
+		h.noteLeak({ outcome: "observed", grammars: ["harmony", "qwen"], count: 1 });
+		expect(h.tally).toEqual({ repaired: 1, recovered: 0, stripped: 2, observed: 1 });
+		expect(leaks).toEqual([
+			{ outcome: "stripped", grammars: ["dsml"], count: 2 },
+			{ outcome: "observed", grammars: ["harmony", "qwen"], count: 1 },
+		]);
+	});
+
+	it("rebuilds the leak counts from a resumed session's entries, ignoring malformed ones, and clears them at shutdown", () => {
+		const { hub: h } = hub();
+		h.noteLeak({ outcome: "stripped", grammars: ["dsml"], count: 5 });
+		const entry = (data: unknown) => ({ type: "custom", customType: LEAK_ENTRY_TYPE, data });
+		h.restore([
+			entry({ outcome: "stripped", grammars: ["dsml"], count: 2 }),
+			entry({ outcome: "observed", grammars: ["glm"], count: 3 }),
+			entry({ outcome: "promoted", grammars: ["glm"], count: 3 }),
+			entry({ outcome: "stripped", grammars: ["glm"], count: -1 }),
+			entry({ outcome: "stripped", grammars: ["glm"], count: "4" }),
+		]);
+		expect(h.tally).toMatchObject({ stripped: 2, observed: 3 });
+		h.clear();
+		expect(h.tally).toEqual({ repaired: 0, recovered: 0, stripped: 0, observed: 0 });
 	});
 });

@@ -1,5 +1,5 @@
 /**
- * The TUI indicator (extension-contract §6.1–§6.2, §9.3) and the footer
+ * The TUI indicator under a repaired result and the footer
  * tally. Rendering goes through pi's real built-in `read` renderer; the theme
  * is a plain stand-in (pi's Theme needs an initialised terminal), and the
  * footer is checked against a recording `ctx.ui` because print mode has no UI.
@@ -8,6 +8,7 @@ import { createReadToolDefinition, type ToolDefinition } from "@earendil-works/p
 import { visibleWidth } from "@earendil-works/pi-tui";
 import { describe, expect, it } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
+import { createContained } from "../../src/extension/contained.ts";
 import {
 	footerStatusText,
 	indicatorLines,
@@ -17,8 +18,9 @@ import {
 	withoutRepairNotes,
 	wrapRenderResult,
 } from "../../src/extension/indicator.ts";
-import { defaultDisplaySettings } from "../../src/extension/settings.ts";
-import type { RepairDisplaySettings } from "../../src/extension/types.ts";
+import { defaultRepairSettings } from "../../src/extension/settings.ts";
+import type { ContainedErrorEvent, RepairSettings } from "../../src/extension/types.ts";
+import { recordingContained } from "../support/contained-recorder.ts";
 
 const theme = { fg: (_color: string, text: string) => text, bold: (text: string) => text };
 const info: RepairFeedback = {
@@ -28,7 +30,7 @@ const info: RepairFeedback = {
 	],
 };
 
-function renderer(settings: RepairDisplaySettings, known: Record<string, RepairFeedback> = { repaired: info }) {
+function renderer(settings: RepairSettings, known: Record<string, RepairFeedback> = { repaired: info }) {
 	// Typed as any definition: the wrapper serves all eight, whatever their details type.
 	const original = createReadToolDefinition("/tmp") as unknown as ToolDefinition;
 	const render = original.renderResult;
@@ -38,10 +40,11 @@ function renderer(settings: RepairDisplaySettings, known: Record<string, RepairF
 		original,
 		(id) => known[id],
 		() => settings,
+		createContained(() => undefined),
 	);
 }
 
-function renderOnce(settings: RepairDisplaySettings, toolCallId: string, width = 80, lastComponent?: unknown) {
+function renderOnce(settings: RepairSettings, toolCallId: string, width = 80, lastComponent?: unknown) {
 	const render = renderer(settings);
 	const component = render(
 		{ content: [{ type: "text", text: "line one\nline two" }], details: undefined },
@@ -65,7 +68,7 @@ describe("the model-facing note never shows raw", () => {
 		["a result whose call the session no longer knows", true, false, "forgotten"],
 	] as const) {
 		it(`is removed from ${name}`, () => {
-			const render = renderer(defaultDisplaySettings());
+			const render = renderer(defaultRepairSettings());
 			const component = render(
 				noted("ENOENT: no such file"),
 				{ expanded, isPartial: false },
@@ -79,7 +82,7 @@ describe("the model-facing note never shows raw", () => {
 	}
 
 	it("becomes the ↳ line when notes are on, also when only the result still holds it (a resumed session)", () => {
-		const render = renderer({ ...defaultDisplaySettings(), showNotes: true }, { resumed: { rules: ["r"], notes: [] } });
+		const render = renderer({ ...defaultRepairSettings(), showNotes: true }, { resumed: { rules: ["r"], notes: [] } });
 		const component = render(
 			noted("line one"),
 			{ expanded: true, isPartial: false },
@@ -102,31 +105,31 @@ describe("the model-facing note never shows raw", () => {
 
 describe("the result indicator", () => {
 	it("adds the muted indicator line with the rule IDs under a repaired call", () => {
-		const { lines } = renderOnce(defaultDisplaySettings(), "repaired");
+		const { lines } = renderOnce(defaultRepairSettings(), "repaired");
 		expect(lines.join("\n")).toContain("🔨 ✓ input repaired (preprocess.exact-alias, dropNullOrUndefinedField)");
 	});
 
 	it("hides notes by default and shows them, one ↳ line each, when showNotes is on", () => {
-		const hidden = renderOnce(defaultDisplaySettings(), "repaired").lines.join("\n");
+		const hidden = renderOnce(defaultRepairSettings(), "repaired").lines.join("\n");
 		expect(hidden).not.toContain("↳");
 		expect(hidden).not.toContain("<repair_note>");
-		const shown = renderOnce({ ...defaultDisplaySettings(), showNotes: true }, "repaired", 200).lines.join("\n");
+		const shown = renderOnce({ ...defaultRepairSettings(), showNotes: true }, "repaired", 200).lines.join("\n");
 		expect(shown).toContain(`   ↳ ${info.notes[0]}`);
 	});
 
 	it("renders a clean call exactly as pi does, with no indicator", () => {
-		const { component, lines } = renderOnce(defaultDisplaySettings(), "clean");
+		const { component, lines } = renderOnce(defaultRepairSettings(), "clean");
 		expect(component).not.toBeInstanceOf(RepairIndicatorComponent);
 		expect(lines.join("\n")).not.toContain("🔨");
 	});
 
 	it("shows nothing extra when the indicator is switched off", () => {
-		const { lines } = renderOnce({ ...defaultDisplaySettings(), showIndicator: false }, "repaired");
+		const { lines } = renderOnce({ ...defaultRepairSettings(), showIndicator: false }, "repaired");
 		expect(lines.join("\n")).not.toContain("🔨");
 	});
 
 	it("keeps every line within the width when re-rendered at 40, 58, 66, 80 and 120 columns", () => {
-		const settings = { ...defaultDisplaySettings(), showNotes: true };
+		const settings = { ...defaultRepairSettings(), showNotes: true };
 		let last: unknown;
 		for (const width of [40, 58, 66, 80, 120]) {
 			const { component, lines } = renderOnce(settings, "repaired", width, last);
@@ -137,15 +140,18 @@ describe("the result indicator", () => {
 		}
 	});
 
-	it("falls back to plain text when the theme throws", () => {
-		const component = new RepairIndicatorComponent(defaultDisplaySettings());
+	it("shows the result as pi renders it, and reports the failure, when the theme throws", () => {
+		const reported: ContainedErrorEvent[] = [];
+		const component = new RepairIndicatorComponent(defaultRepairSettings(), recordingContained(reported));
+		component.inner = { render: () => ["the result"], invalidate() {} };
 		component.info = info;
 		component.theme = {
 			fg: () => {
 				throw new Error("no theme");
 			},
 		};
-		expect(component.render(80).join("\n")).toContain("🔨 ✓ input repaired");
+		expect(component.render(80)).toEqual(["the result"]);
+		expect(reported).toEqual([{ label: "indicator-render", error: "Error" }]);
 	});
 });
 
@@ -160,21 +166,32 @@ describe("the footer tally", () => {
 
 	it("shows the number of repaired calls where there is a UI", () => {
 		const { calls, ctx } = recordingContext(true);
-		updateFooterStatus(ctx, { repaired: 3, recovered: 0 }, defaultDisplaySettings());
+		updateFooterStatus(ctx, { repaired: 3, recovered: 0, stripped: 0, observed: 0 }, defaultRepairSettings());
 		expect(calls).toEqual([[STATUS_KEY, "🔨 3 repaired"]]);
 	});
 
 	it("counts promoted calls as recovered, the word /repair-stats uses", () => {
-		expect(footerStatusText({ repaired: 2, recovered: 1 }, defaultDisplaySettings())).toBe(
+		expect(footerStatusText({ repaired: 2, recovered: 1, stripped: 0, observed: 0 }, defaultRepairSettings())).toBe(
 			"🔨 2 repaired · 1 recovered",
 		);
-		expect(footerStatusText({ repaired: 0, recovered: 1 }, defaultDisplaySettings())).toBe("🔨 1 recovered");
+		expect(footerStatusText({ repaired: 0, recovered: 1, stripped: 0, observed: 0 }, defaultRepairSettings())).toBe(
+			"🔨 1 recovered",
+		);
+	});
+
+	it("counts leaked calls that were stripped or left as text, so a leak that did not run is never invisible", () => {
+		expect(footerStatusText({ repaired: 1, recovered: 0, stripped: 2, observed: 0 }, defaultRepairSettings())).toBe(
+			"🔨 1 repaired · 2 leaks stripped",
+		);
+		expect(footerStatusText({ repaired: 0, recovered: 0, stripped: 1, observed: 1 }, defaultRepairSettings())).toBe(
+			"🔨 1 leak stripped · 1 leak observed",
+		);
 	});
 
 	it("marks a promoted call's result as recovered, not as repaired input", () => {
 		const lines = indicatorLines(
 			{ rules: ["grammarRecovery:glm"], notes: [], outcome: "recovered" },
-			defaultDisplaySettings(),
+			defaultRepairSettings(),
 			theme,
 			80,
 		);
@@ -182,15 +199,20 @@ describe("the footer tally", () => {
 	});
 
 	it("clears itself for zero repairs or a hidden indicator", () => {
-		expect(footerStatusText({ repaired: 0, recovered: 0 }, defaultDisplaySettings())).toBeUndefined();
 		expect(
-			footerStatusText({ repaired: 2, recovered: 0 }, { ...defaultDisplaySettings(), showIndicator: false }),
+			footerStatusText({ repaired: 0, recovered: 0, stripped: 0, observed: 0 }, defaultRepairSettings()),
+		).toBeUndefined();
+		expect(
+			footerStatusText(
+				{ repaired: 2, recovered: 0, stripped: 0, observed: 0 },
+				{ ...defaultRepairSettings(), showIndicator: false },
+			),
 		).toBeUndefined();
 	});
 
-	it("never touches the UI without one (print and JSON modes), and survives a throwing one", () => {
+	it("never touches the UI without one (print and JSON modes), and leaves a throwing one to the caller's boundary", () => {
 		const { calls, ctx } = recordingContext(false);
-		updateFooterStatus(ctx, { repaired: 3, recovered: 0 }, defaultDisplaySettings());
+		updateFooterStatus(ctx, { repaired: 3, recovered: 0, stripped: 0, observed: 0 }, defaultRepairSettings());
 		expect(calls).toEqual([]);
 		const throwing = {
 			hasUI: true,
@@ -200,7 +222,11 @@ describe("the footer tally", () => {
 				},
 			},
 		};
-		expect(() => updateFooterStatus(throwing, { repaired: 1, recovered: 0 }, defaultDisplaySettings())).not.toThrow();
-		expect(() => updateFooterStatus(undefined, { repaired: 1, recovered: 0 }, defaultDisplaySettings())).not.toThrow();
+		expect(() =>
+			updateFooterStatus(throwing, { repaired: 1, recovered: 0, stripped: 0, observed: 0 }, defaultRepairSettings()),
+		).toThrow("gone");
+		expect(() =>
+			updateFooterStatus(undefined, { repaired: 1, recovered: 0, stripped: 0, observed: 0 }, defaultRepairSettings()),
+		).not.toThrow();
 	});
 });

@@ -10,6 +10,7 @@ import type { ToolInfo } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { rescueMalformedArguments } from "../../src/extension/argument-rescue.ts";
 import { aliasesFor, parseToolAliases } from "../../src/extension/composition-settings.ts";
+import { createContained } from "../../src/extension/contained.ts";
 import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import {
@@ -20,11 +21,12 @@ import {
 	type ToolSource,
 } from "../../src/extension/message-repair.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
-import type { RepairDeps } from "../../src/extension/prepare.ts";
-import { defaultDisplaySettings } from "../../src/extension/settings.ts";
-import type { ToolOutcomeEvent } from "../../src/extension/types.ts";
+import type { RepairDeps, ToolRepairer } from "../../src/extension/prepare.ts";
+import { defaultRepairSettings } from "../../src/extension/settings.ts";
+import type { ContainedErrorEvent, ToolOutcomeEvent } from "../../src/extension/types.ts";
 import { isArgumentsRefused } from "../../src/pi/refused-arguments.ts";
 import { LOOKUP_SCHEMA, TODO_SCHEMA } from "../fixtures/composing-extension.ts";
+import { recordingContained } from "../support/contained-recorder.ts";
 
 function info(name: string, parameters: unknown, path = "/ext/composing.ts"): ToolInfo {
 	return {
@@ -40,7 +42,7 @@ function setup(options: { aliases?: unknown; active?: string[] } = {}) {
 	const outcomes: ToolOutcomeEvent[] = [];
 	const feedback = new RepairFeedbackHub();
 	const deps: RepairDeps = {
-		settings: () => defaultDisplaySettings(),
+		settings: () => defaultRepairSettings(),
 		model: new ModelTracker(),
 		telemetry: {
 			toolOutcome: (event) => outcomes.push(event),
@@ -68,7 +70,15 @@ function setup(options: { aliases?: unknown; active?: string[] } = {}) {
 	const targets = new CallTargets(source, deps);
 	const pass = (message: ReturnType<typeof assistant>) => {
 		const target = targets.forMessage();
-		const rescued = rescueMalformedArguments(message, rescueDepsFor(target, feedback, undefined));
+		const rescued = rescueMalformedArguments(
+			message,
+			rescueDepsFor(
+				target,
+				feedback,
+				undefined,
+				createContained(() => deps.telemetry),
+			),
+		);
 		return repairToolCalls(rescued ?? message, target, feedback) ?? rescued;
 	};
 	return { pass, outcomes, feedback, listed: () => listed };
@@ -166,5 +176,30 @@ describe("the message_end pass for other owners' tools", () => {
 		for (const stop of ["length", "error", "aborted"]) {
 			expect(pass(assistant([call("l", "lookup", { query: null })], stop))).toBeUndefined();
 		}
+	});
+});
+
+describe("the rescue's boundary", () => {
+	it("reports a failing pipeline and leaves the call as pi delivered it", () => {
+		const reported: ContainedErrorEvent[] = [];
+		const contained = recordingContained(reported);
+		const failing = {
+			run: () => {
+				throw new TypeError("boom");
+			},
+		} as unknown as ToolRepairer;
+		const rescue = rescueDepsFor(
+			() => ({ repairer: failing, own: false }),
+			new RepairFeedbackHub(),
+			undefined,
+			contained,
+		);
+		const message = {
+			role: "assistant",
+			stopReason: "toolUse",
+			content: [{ type: "toolCall", id: "c1", name: "todo", ...parseToolCallArguments('["a"]') }],
+		};
+		expect(rescueMalformedArguments(message, rescue)).toBeUndefined();
+		expect(reported).toEqual([{ label: "rescue:todo", error: "TypeError" }]);
 	});
 });

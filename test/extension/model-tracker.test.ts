@@ -1,4 +1,4 @@
-/** Model tracking for the model-family gates (extension-contract §1.8). */
+/** Model tracking: the current model id, which gates the model-family rules. */
 import { describe, expect, it } from "vitest";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The wrapped prepareArguments (extension-contract §1.6–§1.7, §1.10): the
+ * The wrapped prepareArguments: the
  * outcomes, fail-closed and passthrough, and fault containment. Built on the
  * real read/edit definitions through the same repairer the overrides use.
  */
@@ -11,7 +11,7 @@ import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import { type RepairDeps, ToolRepairer } from "../../src/extension/prepare.ts";
-import { defaultDisplaySettings } from "../../src/extension/settings.ts";
+import { defaultRepairSettings } from "../../src/extension/settings.ts";
 import type { ToolOutcomeEvent } from "../../src/extension/types.ts";
 import { markArgumentsRefused } from "../../src/pi/refused-arguments.ts";
 
@@ -23,7 +23,7 @@ afterEach(() => {
 
 function setup(tool: "read" | "edit" | "write" = "read", overrides: Partial<RepairDeps> = {}) {
 	const outcomes: ToolOutcomeEvent[] = [];
-	const settings = defaultDisplaySettings();
+	const settings = defaultRepairSettings();
 	const deps: RepairDeps = {
 		settings: () => settings,
 		model: new ModelTracker(),
@@ -132,7 +132,7 @@ describe("fault containment", () => {
 				throw new Error("internal failure");
 			}
 		}
-		const spec = { name: "read", schema: {} as never, preprocessors: [], legacyConfig: {}, strictSampling: false };
+		const spec = { name: "read", schema: {} as never, preprocessors: [], repairConfig: {}, strictSampling: false };
 		const input = { file_path: "a" };
 		expect(new ThrowingRepairer(spec, deps).prepare(input)).toBe(input);
 		const shimmed = new ThrowingRepairer({ ...spec, ownerPrepare: () => ({ path: "from the shim" }) }, deps);

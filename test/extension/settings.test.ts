@@ -1,7 +1,8 @@
 /**
  * The settings file: defaults, per-field validation, migration of every
- * historical shape (extension-contract §4.3), atomic saving that keeps unknown
- * keys (§4.4), and every bad file a user can end up with.
+ * historical shape (no user's file stops loading), atomic saving that keeps
+ * unknown keys (a newer version's or the user's own), and every bad file a
+ * user can end up with.
  */
 import { execFileSync, spawn } from "node:child_process";
 import {
@@ -21,18 +22,18 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
 	DEFAULT_DISPLAY_SETTINGS,
-	displaySettingsPath,
-	loadDisplaySettings,
-	loadDisplaySettingsWithDiagnostics,
+	loadRepairSettings,
+	loadRepairSettingsWithWarning,
+	repairSettingsPath,
 	SETTINGS_KEYS,
-	saveDisplaySettings,
-	trySaveDisplaySettings,
+	saveRepairSettings,
+	trySaveRepairSettings,
 	unknownAllowedTools,
 } from "../../src/extension/settings.ts";
-import type { RepairDisplaySettings } from "../../src/extension/types.ts";
+import type { RepairSettings } from "../../src/extension/types.ts";
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 const SETTINGS_MODULE = new URL("../../src/extension/settings.ts", import.meta.url).pathname;
@@ -65,7 +66,7 @@ function writeBack(path: string): void {
 	utimesSync(path, new Date(2020, 0, 1), new Date(2020, 0, 1));
 }
 
-const sample: RepairDisplaySettings = {
+const sample: RepairSettings = {
 	showIndicator: false,
 	showNotes: true,
 	grammarRecovery: "observe",
@@ -77,7 +78,7 @@ const sample: RepairDisplaySettings = {
 
 describe("defaults", () => {
 	it("loads the documented defaults when the file does not exist", () => {
-		expect(loadDisplaySettings(join(dir, "missing.json"))).toEqual({
+		expect(loadRepairSettings(join(dir, "missing.json"))).toEqual({
 			showIndicator: true,
 			showNotes: false,
 			grammarRecovery: "strip",
@@ -86,18 +87,18 @@ describe("defaults", () => {
 			unknownGrammarText: "preserve",
 			repairToolNames: false,
 		});
-		expect(loadDisplaySettings(join(dir, "missing.json"))).toEqual(DEFAULT_DISPLAY_SETTINGS);
+		expect(loadRepairSettings(join(dir, "missing.json"))).toEqual(DEFAULT_DISPLAY_SETTINGS);
 	});
 
 	it("gives no warning for a missing file, the normal first run", () => {
-		expect(loadDisplaySettingsWithDiagnostics(join(dir, "missing.json")).warning).toBeUndefined();
+		expect(loadRepairSettingsWithWarning(join(dir, "missing.json")).warning).toBeUndefined();
 	});
 
 	it("returns a fresh copy each time, so a caller's change never leaks into the defaults", () => {
-		const first = loadDisplaySettings(join(dir, "missing.json"));
+		const first = loadRepairSettings(join(dir, "missing.json"));
 		first.grammarAllowedTools.push("read");
 		first.showNotes = true;
-		expect(loadDisplaySettings(join(dir, "missing.json"))).toEqual(DEFAULT_DISPLAY_SETTINGS);
+		expect(loadRepairSettings(join(dir, "missing.json"))).toEqual(DEFAULT_DISPLAY_SETTINGS);
 		expect(DEFAULT_DISPLAY_SETTINGS.grammarAllowedTools).toEqual([]);
 	});
 });
@@ -113,24 +114,24 @@ describe("location", () => {
 
 	it("uses PI_TOOL_REPAIR_SETTINGS whenever it is defined", () => {
 		process.env.PI_TOOL_REPAIR_SETTINGS = file;
-		expect(displaySettingsPath()).toBe(file);
+		expect(repairSettingsPath()).toBe(file);
 	});
 
 	it("uses PI_TOOL_REPAIR_SETTINGS even when it is the empty string", () => {
 		process.env.PI_TOOL_REPAIR_SETTINGS = "";
-		expect(displaySettingsPath()).toBe("");
-		expect(loadDisplaySettings()).toEqual(DEFAULT_DISPLAY_SETTINGS);
+		expect(repairSettingsPath()).toBe("");
+		expect(loadRepairSettings()).toEqual(DEFAULT_DISPLAY_SETTINGS);
 	});
 
 	it("falls back to tool-repair/settings.json under pi's agent dir", () => {
 		delete process.env.PI_TOOL_REPAIR_SETTINGS;
 		process.env.PI_CODING_AGENT_DIR = dir;
-		expect(displaySettingsPath()).toBe(join(dir, "tool-repair", "settings.json"));
+		expect(repairSettingsPath()).toBe(join(dir, "tool-repair", "settings.json"));
 	});
 });
 
-describe("migration of every historical shape (§4.3)", () => {
-	const table: { name: string; stored: unknown; expected: Partial<RepairDisplaySettings> }[] = [
+describe("migration of every historical shape: an old file still loads", () => {
+	const table: { name: string; stored: unknown; expected: Partial<RepairSettings> }[] = [
 		{
 			name: "0.1 shape with only the two booleans",
 			stored: { showIndicator: false, showNotes: true },
@@ -193,22 +194,22 @@ describe("migration of every historical shape (§4.3)", () => {
 	for (const row of table) {
 		it(`loads the ${row.name}`, () => {
 			writeFileSync(file, JSON.stringify(row.stored));
-			expect(loadDisplaySettings(file)).toMatchObject(row.expected);
+			expect(loadRepairSettings(file)).toMatchObject(row.expected);
 		});
 
 		it(`leaves the file of the ${row.name} byte for byte as it was`, () => {
 			writeFileSync(file, JSON.stringify(row.stored, null, 2));
 			writeBack(file);
 			const before = snapshot(file);
-			loadDisplaySettings(file);
-			loadDisplaySettingsWithDiagnostics(file);
+			loadRepairSettings(file);
+			loadRepairSettingsWithWarning(file);
 			expect(snapshot(file)).toEqual(before);
 		});
 	}
 
-	it("writes the migrated shape on the first explicit save (§9.9 56)", () => {
+	it("writes the migrated shape on the first explicit save", () => {
 		writeFileSync(file, JSON.stringify({ grammarRecovery: "strip" }));
-		saveDisplaySettings(loadDisplaySettings(file), file);
+		saveRepairSettings(loadRepairSettings(file), file);
 		expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
 			policyProfile: "adaptive",
 			unknownGrammarText: "preserve",
@@ -231,7 +232,7 @@ describe("per-field validation", () => {
 				repairToolNames: "on",
 			}),
 		);
-		const loaded = loadDisplaySettingsWithDiagnostics(file);
+		const loaded = loadRepairSettingsWithWarning(file);
 		expect(loaded.settings).toEqual({
 			showIndicator: true,
 			showNotes: true,
@@ -250,24 +251,24 @@ describe("per-field validation", () => {
 
 	it("discards the whole tool list when one element is not a string", () => {
 		writeFileSync(file, JSON.stringify({ grammarAllowedTools: ["read", 7, "bash"] }));
-		expect(loadDisplaySettings(file).grammarAllowedTools).toEqual([]);
+		expect(loadRepairSettings(file).grammarAllowedTools).toEqual([]);
 	});
 
 	it("treats null fields as invalid, not as false", () => {
 		writeFileSync(file, JSON.stringify({ showIndicator: null, showNotes: null }));
-		expect(loadDisplaySettings(file)).toMatchObject({ showIndicator: true, showNotes: false });
+		expect(loadRepairSettings(file)).toMatchObject({ showIndicator: true, showNotes: false });
 	});
 
 	it("reads a file that starts with a byte-order mark", () => {
 		writeFileSync(file, '\uFEFF{"showIndicator": false}');
-		expect(loadDisplaySettingsWithDiagnostics(file)).toEqual({
+		expect(loadRepairSettingsWithWarning(file)).toEqual({
 			settings: { ...DEFAULT_DISPLAY_SETTINGS, showIndicator: false },
 		});
 	});
 
 	it("ignores unknown keys without a warning", () => {
 		writeFileSync(file, JSON.stringify({ showNotes: true, futureOption: { level: 3 } }));
-		const loaded = loadDisplaySettingsWithDiagnostics(file);
+		const loaded = loadRepairSettingsWithWarning(file);
 		expect(loaded.settings.showNotes).toBe(true);
 		expect(loaded.warning).toBeUndefined();
 	});
@@ -290,7 +291,7 @@ describe("bad files load as defaults, with one short warning and no write", () =
 			writeFileSync(file, bad.text);
 			writeBack(file);
 			const before = snapshot(file);
-			const loaded = loadDisplaySettingsWithDiagnostics(file);
+			const loaded = loadRepairSettingsWithWarning(file);
 			expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
 			expect(loaded.warning).toMatch(/settings/);
 			expect(loaded.warning?.split("\n")).toHaveLength(1);
@@ -300,7 +301,7 @@ describe("bad files load as defaults, with one short warning and no write", () =
 
 	it("survives a directory where the file should be", () => {
 		mkdirSync(file);
-		const loaded = loadDisplaySettingsWithDiagnostics(file);
+		const loaded = loadRepairSettingsWithWarning(file);
 		expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
 		expect(loaded.warning).toContain("directory");
 		expect(readdirSync(file)).toEqual([]);
@@ -308,14 +309,14 @@ describe("bad files load as defaults, with one short warning and no write", () =
 
 	it("survives a path whose parent is a file (the read fails with ENOTDIR)", () => {
 		writeFileSync(join(dir, "not-a-folder"), "x");
-		const loaded = loadDisplaySettingsWithDiagnostics(join(dir, "not-a-folder", "settings.json"));
+		const loaded = loadRepairSettingsWithWarning(join(dir, "not-a-folder", "settings.json"));
 		expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
 		expect(loaded.warning).toContain("ENOTDIR");
 	});
 
 	it("never blocks on a FIFO where the file should be", () => {
 		execFileSync("mkfifo", [file]);
-		const loaded = loadDisplaySettingsWithDiagnostics(file);
+		const loaded = loadRepairSettingsWithWarning(file);
 		expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
 		expect(loaded.warning).toContain("regular file");
 	});
@@ -323,14 +324,14 @@ describe("bad files load as defaults, with one short warning and no write", () =
 	it.skipIf(isRoot)("survives an unreadable file (skipped as root: root reads any file)", () => {
 		writeFileSync(file, JSON.stringify({ showNotes: true }));
 		chmodSync(file, 0o000);
-		const loaded = loadDisplaySettingsWithDiagnostics(file);
+		const loaded = loadRepairSettingsWithWarning(file);
 		expect(loaded.settings).toEqual(DEFAULT_DISPLAY_SETTINGS);
 		expect(loaded.warning).toContain("EACCES");
 	});
 });
 
 describe("any stored JSON loads as valid settings", () => {
-	const isValid = (settings: RepairDisplaySettings) =>
+	const isValid = (settings: RepairSettings) =>
 		typeof settings.showIndicator === "boolean" &&
 		typeof settings.showNotes === "boolean" &&
 		["off", "observe", "strip", "recover"].includes(settings.grammarRecovery) &&
@@ -362,7 +363,7 @@ describe("any stored JSON loads as valid settings", () => {
 		fc.assert(
 			fc.property(stored, (value) => {
 				writeFileSync(file, JSON.stringify(value) ?? "");
-				const loaded = loadDisplaySettingsWithDiagnostics(file);
+				const loaded = loadRepairSettingsWithWarning(file);
 				expect(isValid(loaded.settings)).toBe(true);
 				expect(Object.keys(loaded.settings).sort()).toEqual([...SETTINGS_KEYS].sort());
 			}),
@@ -374,7 +375,7 @@ describe("any stored JSON loads as valid settings", () => {
 		fc.assert(
 			fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
 				writeFileSync(file, bytes);
-				expect(isValid(loadDisplaySettings(file))).toBe(true);
+				expect(isValid(loadRepairSettings(file))).toBe(true);
 			}),
 			{ numRuns: 300 },
 		);
@@ -397,7 +398,7 @@ describe("grammarAllowedTools against the tools pi knows", () => {
 
 describe("saving", () => {
 	it("writes all its fields in order with tab indent and a trailing newline", () => {
-		saveDisplaySettings(sample, file);
+		saveRepairSettings(sample, file);
 		expect(readFileSync(file, "utf8")).toBe(`${JSON.stringify(sample, null, "\t")}\n`);
 		expect(Object.keys(JSON.parse(readFileSync(file, "utf8")))).toEqual([
 			"showIndicator",
@@ -412,13 +413,13 @@ describe("saving", () => {
 
 	it("creates the parent folders", () => {
 		const nested = join(dir, "a", "b", "settings.json");
-		saveDisplaySettings(sample, nested);
-		expect(loadDisplaySettings(nested)).toEqual(sample);
+		saveRepairSettings(sample, nested);
+		expect(loadRepairSettings(nested)).toEqual(sample);
 	});
 
 	it("round-trips every field", () => {
-		saveDisplaySettings(sample, file);
-		expect(loadDisplaySettings(file)).toEqual(sample);
+		saveRepairSettings(sample, file);
+		expect(loadRepairSettings(file)).toEqual(sample);
 	});
 
 	it("keeps keys it does not know, with their values, after its own", () => {
@@ -426,8 +427,8 @@ describe("saving", () => {
 			file,
 			JSON.stringify({ futureOption: { level: 3 }, showNotes: false, note: "my own remark", showIndicator: true }),
 		);
-		const settings = loadDisplaySettings(file);
-		saveDisplaySettings({ ...settings, showNotes: true }, file);
+		const settings = loadRepairSettings(file);
+		saveRepairSettings({ ...settings, showNotes: true }, file);
 		const written = JSON.parse(readFileSync(file, "utf8"));
 		expect(written).toMatchObject({ futureOption: { level: 3 }, note: "my own remark", showNotes: true });
 		expect(Object.keys(written)).toEqual([
@@ -445,7 +446,7 @@ describe("saving", () => {
 
 	it("replaces a broken file only when the user saves, and then cleanly", () => {
 		writeFileSync(file, "{ broken");
-		saveDisplaySettings(sample, file);
+		saveRepairSettings(sample, file);
 		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(sample);
 	});
 
@@ -454,7 +455,7 @@ describe("saving", () => {
 		mkdirSync(join(dir, "dotfiles"));
 		writeFileSync(real, "{}");
 		symlinkSync(real, file);
-		saveDisplaySettings(sample, file);
+		saveRepairSettings(sample, file);
 		expect(lstatSync(file).isSymbolicLink()).toBe(true);
 		expect(JSON.parse(readFileSync(real, "utf8"))).toEqual(sample);
 	});
@@ -462,10 +463,10 @@ describe("saving", () => {
 	it("keeps the file's mode", () => {
 		writeFileSync(file, "{}");
 		chmodSync(file, 0o600);
-		saveDisplaySettings(sample, file);
+		saveRepairSettings(sample, file);
 		expect(statSync(file).mode & 0o7777).toBe(0o600);
 		chmodSync(file, 0o640);
-		saveDisplaySettings({ ...sample, showNotes: false }, file);
+		saveRepairSettings({ ...sample, showNotes: false }, file);
 		expect(statSync(file).mode & 0o7777).toBe(0o640);
 	});
 
@@ -473,18 +474,18 @@ describe("saving", () => {
 		writeFileSync(file, "{}");
 		const other = join(dir, "linked.json");
 		linkSync(file, other);
-		saveDisplaySettings(sample, file);
+		saveRepairSettings(sample, file);
 		expect(statSync(file).nlink).toBe(2);
 		expect(statSync(file).ino).toBe(statSync(other).ino);
 		expect(JSON.parse(readFileSync(other, "utf8"))).toEqual(sample);
 		// Shorter content after longer: the old tail is cut, not left behind.
-		saveDisplaySettings({ ...sample, grammarAllowedTools: [] }, file);
-		expect(loadDisplaySettingsWithDiagnostics(other).warning).toBeUndefined();
+		saveRepairSettings({ ...sample, grammarAllowedTools: [] }, file);
+		expect(loadRepairSettingsWithWarning(other).warning).toBeUndefined();
 	});
 
 	it("keeps keys named __proto__ (and every other unknown key) as written", () => {
 		writeFileSync(file, '{"__proto__":{"polluted":true},"constructor":1,"showNotes":false}');
-		saveDisplaySettings(sample, file);
+		saveRepairSettings(sample, file);
 		const text = readFileSync(file, "utf8");
 		expect(text).toContain('"__proto__": {');
 		const written = JSON.parse(text);
@@ -496,35 +497,50 @@ describe("saving", () => {
 	it("never replaces an oversized file with a reduced one", () => {
 		const big = `${JSON.stringify({ showNotes: true, history: "h".repeat(1024 * 1024) })}\n`;
 		writeFileSync(file, big);
-		expect(trySaveDisplaySettings(sample, file)).toMatch(/could not be saved.*too large.*left as it is/);
+		expect(trySaveRepairSettings(sample, file)).toMatch(/could not be saved.*too large.*left as it is/);
 		expect(readFileSync(file, "utf8")).toBe(big);
 	});
 
 	it("never replaces a FIFO where the file should be", () => {
 		execFileSync("mkfifo", [file]);
-		expect(trySaveDisplaySettings(sample, file)).toMatch(/not a regular file/);
+		expect(trySaveRepairSettings(sample, file)).toMatch(/not a regular file/);
 		expect(statSync(file).isFIFO()).toBe(true);
 	});
 
 	it.skipIf(isRoot)("never replaces an unreadable file with a reduced one (skipped as root)", () => {
 		writeFileSync(file, JSON.stringify({ showNotes: true, mine: 1 }));
 		chmodSync(file, 0o200);
-		expect(trySaveDisplaySettings(sample, file)).toMatch(/EACCES/);
+		expect(trySaveRepairSettings(sample, file)).toMatch(/EACCES/);
 		chmodSync(file, 0o600);
 		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ showNotes: true, mine: 1 });
 	});
 
+	it("logs a contained I/O error by boundary and code, never the path", () => {
+		writeFileSync(file, "{}");
+		const saved = process.env.PI_TOOL_REPAIR_LOG;
+		process.env.PI_TOOL_REPAIR_LOG = "1";
+		const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+		try {
+			expect(trySaveRepairSettings(sample, join(file, "nested.json"))).toMatch(/ENOTDIR/);
+			expect(write.mock.calls.map(([line]) => line)).toEqual(["[pi-repair] contained=settings-read error=ENOTDIR\n"]);
+		} finally {
+			write.mockRestore();
+			if (saved === undefined) delete process.env.PI_TOOL_REPAIR_LOG;
+			else process.env.PI_TOOL_REPAIR_LOG = saved;
+		}
+	});
+
 	it("leaves no temp file behind", () => {
-		saveDisplaySettings(sample, file);
-		saveDisplaySettings({ ...sample, showNotes: false }, file);
+		saveRepairSettings(sample, file);
+		saveRepairSettings({ ...sample, showNotes: false }, file);
 		expect(readdirSync(dir)).toEqual(["settings.json"]);
 	});
 
 	it("never throws, reports the failure and leaves nothing behind when the target is a directory", () => {
 		mkdirSync(file);
 		writeFileSync(join(file, "keep"), "x");
-		expect(() => saveDisplaySettings(sample, file)).not.toThrow();
-		expect(trySaveDisplaySettings(sample, file)).toMatch(/could not be saved/);
+		expect(() => saveRepairSettings(sample, file)).not.toThrow();
+		expect(trySaveRepairSettings(sample, file)).toMatch(/could not be saved/);
 		expect(readdirSync(dir)).toEqual(["settings.json"]);
 		expect(readdirSync(file)).toEqual(["keep"]);
 	});
@@ -532,29 +548,29 @@ describe("saving", () => {
 	it("never throws when the folder cannot be created (a file stands where it should be)", () => {
 		writeFileSync(join(dir, "blocker"), "x");
 		const target = join(dir, "blocker", "settings.json");
-		expect(() => saveDisplaySettings(sample, target)).not.toThrow();
-		expect(trySaveDisplaySettings(sample, target)).toMatch(/could not be saved/);
+		expect(() => saveRepairSettings(sample, target)).not.toThrow();
+		expect(trySaveRepairSettings(sample, target)).toMatch(/could not be saved/);
 		expect(readFileSync(join(dir, "blocker"), "utf8")).toBe("x");
 	});
 
 	it.skipIf(isRoot)("never throws in a read-only folder and keeps the old file (skipped as root)", () => {
-		saveDisplaySettings(sample, file);
+		saveRepairSettings(sample, file);
 		const before = readFileSync(file, "utf8");
 		chmodSync(dir, 0o555);
-		expect(trySaveDisplaySettings({ ...sample, showNotes: false }, file)).toMatch(/EACCES/);
+		expect(trySaveRepairSettings({ ...sample, showNotes: false }, file)).toMatch(/EACCES/);
 		expect(readFileSync(file, "utf8")).toBe(before);
 	});
 
 	it("never leaves a half-written file when the saving process is killed mid-save", async () => {
 		// A child saves two different shapes as fast as it can; it is killed at a
 		// random moment, repeatedly. Every surviving file must parse as one of them.
-		saveDisplaySettings(sample, file);
+		saveRepairSettings(sample, file);
 		const script = `
-			import { saveDisplaySettings } from ${JSON.stringify(SETTINGS_MODULE)};
+			import { saveRepairSettings } from ${JSON.stringify(SETTINGS_MODULE)};
 			const a = ${JSON.stringify(sample)};
 			const b = { ...a, showNotes: false, grammarAllowedTools: Array.from({ length: 500 }, (_, i) => "tool" + i) };
 			process.stdout.write("ready\\n");
-			for (let i = 0; ; i++) saveDisplaySettings(i % 2 ? a : b, ${JSON.stringify(file)});
+			for (let i = 0; ; i++) saveRepairSettings(i % 2 ? a : b, ${JSON.stringify(file)});
 		`;
 		for (let round = 0; round < 3; round++) {
 			const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
@@ -565,7 +581,7 @@ describe("saving", () => {
 			const exited = new Promise((resolve) => child.once("exit", resolve));
 			child.kill("SIGKILL");
 			await exited;
-			const loaded = loadDisplaySettingsWithDiagnostics(file);
+			const loaded = loadRepairSettingsWithWarning(file);
 			expect(loaded.warning).toBeUndefined();
 			expect([true, false]).toContain(loaded.settings.showNotes);
 		}

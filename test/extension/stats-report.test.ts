@@ -1,5 +1,5 @@
 /**
- * The `/repair-stats` report: the §5.4 layout (sections, row formats, order,
+ * The `/repair-stats` report: its layout (sections, row formats, order,
  * grammar section only when a family was counted), the ranking rules, and
  * the plain-text print form with its charts.
  */
@@ -19,7 +19,7 @@ function statsOf(records: Record<string, unknown>[]) {
 	return acc.stats;
 }
 
-const contractExample = [
+const oneOfEachKind = [
 	{ tool: "read", model: "glm-4.6", outcome: "repaired", rules: ["preprocess.exact-alias"] },
 	{ tool: "write", model: "glm-4.6", outcome: "unrepairable", rules: [] },
 	{ tool: "read", model: "glm-4.6", outcome: "recovered", rules: ["grammarRecovery:glm"], grammar: "glm" },
@@ -27,9 +27,9 @@ const contractExample = [
 	{ model: "glm-4.6", outcome: "observed", rules: ["grammarObserve"], channel: "message", grammar: "qwen" },
 ];
 
-describe("report layout (§5.4)", () => {
-	it("renders the contract example section by section", () => {
-		const report = formatStatsReport(statsOf(contractExample));
+describe("report layout: title, then each section with something to say", () => {
+	it("renders one record of each kind section by section", () => {
+		const report = formatStatsReport(statsOf(oneOfEachKind));
 		const [title, ...rest] = report.split("\n\n");
 		expect(title).toMatch(/5 records/);
 		expect(title).toMatch(/3 tool events/);
@@ -46,9 +46,9 @@ describe("report layout (§5.4)", () => {
 	});
 
 	it("leaves out the grammar section when no family was counted", () => {
-		const report = formatStatsReport(statsOf(contractExample.slice(0, 3)));
+		const report = formatStatsReport(statsOf(oneOfEachKind.slice(0, 3)));
 		expect(report.split("\n\n").map((section) => section.split("\n")[0])).toEqual([
-			statsTitle(statsOf(contractExample.slice(0, 3))),
+			statsTitle(statsOf(oneOfEachKind.slice(0, 3))),
 			"By tool:",
 			"By model:",
 			"Rules fired:",
@@ -81,7 +81,7 @@ describe("report layout (§5.4)", () => {
 	});
 
 	it("names the active filters in the title", () => {
-		expect(statsTitle(statsOf(contractExample), ['model contains "glm"'])).toContain('model contains "glm"');
+		expect(statsTitle(statsOf(oneOfEachKind), ['model contains "glm"'])).toContain('model contains "glm"');
 	});
 
 	it("has a fixed one-line empty notice", () => {
@@ -92,7 +92,7 @@ describe("report layout (§5.4)", () => {
 
 describe("charts and plain print form", () => {
 	it("draws outcome, grammar and rule charts, each titled", () => {
-		const lines = formatStatsCharts(statsOf(contractExample), { width: 70 });
+		const lines = formatStatsCharts(statsOf(oneOfEachKind), { width: 70 });
 		expect(lines).toContain("Outcomes by tool");
 		expect(lines).toContain("Outcomes by model");
 		expect(lines).toContain("Grammar families");
@@ -101,7 +101,7 @@ describe("charts and plain print form", () => {
 	});
 
 	it("prints the report followed by the charts as plain text, ending with a newline", () => {
-		const stats = statsOf(contractExample);
+		const stats = statsOf(oneOfEachKind);
 		const text = formatStatsPlain(stats, 72);
 		expect(text.startsWith(formatStatsReport(stats))).toBe(true);
 		expect(text).toContain("Outcomes by tool");

@@ -1,5 +1,5 @@
 /**
- * `/repair-stats` aggregation (extension-contract §5.4, §9.10 67–68): what
+ * `/repair-stats` aggregation: what
  * each record counts toward, the rotated file read first, bad lines skipped,
  * the `--since` / `--model` filters, and a streaming read that copes with
  * lines split across chunks and lines too long to be records.
@@ -32,8 +32,8 @@ afterEach(() => {
 	rmSync(dir, { recursive: true, force: true });
 });
 
-/** The contract's example: a read alias repair, an unrepairable write, a GLM recovery, a DSML strip, a qwen observation. */
-function writeContractExample(path: string): void {
+/** One record of each kind: a read alias repair, an unrepairable write, a GLM recovery, a DSML strip, a qwen observation. */
+function writeOneOfEachKind(path: string): void {
 	const recorder = createTelemetryRecorder({ path: () => path });
 	recorder.toolOutcome({
 		tool: "read",
@@ -59,8 +59,8 @@ function writeContractExample(path: string): void {
 }
 
 describe("what each record counts toward", () => {
-	it("tallies the contract example", async () => {
-		writeContractExample(file);
+	it("tallies one record of each kind where it belongs", async () => {
+		writeOneOfEachKind(file);
 		const stats = await aggregateTelemetryFiles([file]);
 		expect(stats).toBeDefined();
 		expect(stats?.total).toBe(5);
@@ -98,7 +98,7 @@ describe("what each record counts toward", () => {
 		expect([...acc.stats.grammars]).toEqual([["unknown", 1]]);
 	});
 
-	it("shows a tool-channel observation as an all-zero row whose rule still counts (§9.10 68)", () => {
+	it("shows a tool-channel observation as an all-zero row whose rule still counts", () => {
 		const acc = new StatsAccumulator();
 		acc.addLine(
 			'{"tool":"ls","model":"kimi","outcome":"observed","rules":["stripAnchorBleed"],"channel":"tool","observation":true}',

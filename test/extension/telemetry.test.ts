@@ -1,6 +1,6 @@
 /**
- * Telemetry records: location and switches (extension-contract §5.1), the
- * key order of each record type (§5.2), whole-line appends that survive two
+ * Telemetry records: location and switches, the key order of each record
+ * type (stable, so a reader can rely on it), whole-line appends that survive two
  * processes writing at once, rotation at a size limit, and errors that never
  * reach the caller.
  */
@@ -61,7 +61,7 @@ function recorderAt(path: string) {
 	return createTelemetryRecorder({ path: () => path, now: () => FIXED });
 }
 
-describe("location and switches (§5.1)", () => {
+describe("location and switches", () => {
 	for (const value of ["off", "0", "false"]) {
 		it(`is disabled by PI_TOOL_REPAIR_TELEMETRY=${value} and touches no file`, () => {
 			process.env.PI_CODING_AGENT_DIR = dir;
@@ -125,7 +125,7 @@ describe("location and switches (§5.1)", () => {
 	});
 });
 
-describe("record types and key order (§5.2)", () => {
+describe("record types and key order", () => {
 	it("A: a repair outcome with issues and fingerprint", () => {
 		recorderAt(file).toolOutcome({
 			tool: "write",

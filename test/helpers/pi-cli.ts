@@ -28,12 +28,12 @@
  * package.json `pi` manifest), or `false` to run pi without the repair layer.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ScriptStep } from "../fixtures/scripted-provider.ts";
-import { readTelemetryRecords, readWorkspaceFile } from "./workspace-files.ts";
+import { readTelemetryRecords, readWorkspaceFile, seedRunFolders } from "./workspace-files.ts";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const SCRIPTED_PROVIDER_PATH = join(REPO_ROOT, "test/fixtures/scripted-provider.ts");
@@ -89,6 +89,7 @@ export interface PiCliResult {
 	cleanup(): void;
 }
 
+/** The calling process's environment without any PI_* variable, so nothing of the outer pi leaks into a run. */
 function cleanEnvironment(): Record<string, string> {
 	const env: Record<string, string> = {};
 	for (const [key, value] of Object.entries(process.env)) {
@@ -98,84 +99,120 @@ function cleanEnvironment(): Record<string, string> {
 	return env;
 }
 
-export async function runPiCli(options: PiCliOptions): Promise<PiCliResult> {
-	const root = mkdtempSync(join(tmpdir(), "pi-repair-cli-"));
-	const workspace = join(root, "workspace");
-	const agentDir = join(root, "agent");
-	mkdirSync(workspace, { recursive: true });
-	mkdirSync(agentDir, { recursive: true });
-	for (const [relative, content] of Object.entries(options.files ?? {})) {
-		const target = join(workspace, relative);
-		mkdirSync(dirname(target), { recursive: true });
-		writeFileSync(target, content);
-	}
-	options.prepare?.({ root, workspace, agentDir });
-	const scriptPath = join(root, "script.json");
-	writeFileSync(scriptPath, JSON.stringify(options.script, null, 2));
-	const telemetryPath = join(root, "telemetry.jsonl");
-	const settingsPath = join(root, "settings.json");
+/** One isolated print-mode run of the real pi CLI, as both the tests and the demo start it. */
+export interface PiProcessOptions {
+	/** The cwd pi runs in. */
+	cwd: string;
+	/** PI_CODING_AGENT_DIR of the run. */
+	agentDir: string;
+	/** The script the scripted provider plays (PI_SCRIPTED_SCRIPT). */
+	scriptPath: string;
+	/** Model id offered by the scripted provider and selected. */
+	model: string;
+	prompt: string;
+	/** Where pi writes the session file; omitted means `--no-session`. */
+	sessionDir?: string;
+	/** The repair extension to load (`-e`); `false` runs pi without it. */
+	extension: string | false;
+	/** Pass `-ne` (no discovered or built-in extensions). Default true. */
+	noExtensions?: boolean;
+	/** Extra CLI arguments placed before the prompt. */
+	args?: readonly string[];
+	/** Environment on top of the cleaned one (applied last; `undefined` removes a variable). */
+	env?: Record<string, string | undefined>;
+	/** Kill the run after this long. */
+	timeoutMs: number;
+}
 
+export interface PiProcessResult {
+	stdout: string;
+	stderr: string;
+	exitCode: number | null;
+	durationMs: number;
+}
+
+/**
+ * Runs `node22 <pi bin> -p …` with PI_OFFLINE=1, NO_COLOR=1 and only the
+ * environment the caller passes on top of a cleaned copy of ours.
+ */
+export function spawnPi(options: PiProcessOptions): Promise<PiProcessResult> {
 	const nodePath = node22();
 	const env: Record<string, string> = {
 		...cleanEnvironment(),
 		PATH: [dirname(nodePath), process.env.PATH ?? ""].join(delimiter),
-		PI_CODING_AGENT_DIR: agentDir,
+		PI_CODING_AGENT_DIR: options.agentDir,
 		PI_OFFLINE: "1",
-		PI_SCRIPTED_SCRIPT: scriptPath,
-		PI_SCRIPTED_MODEL: options.model ?? "scripted-1",
-		PI_TOOL_REPAIR_TELEMETRY: telemetryPath,
-		PI_TOOL_REPAIR_SETTINGS: settingsPath,
+		PI_SCRIPTED_SCRIPT: options.scriptPath,
+		PI_SCRIPTED_MODEL: options.model,
 		NO_COLOR: "1",
 	};
 	for (const [key, value] of Object.entries(options.env ?? {})) {
 		if (value === undefined) delete env[key];
 		else env[key] = value;
 	}
-
-	const extension = options.extension === undefined ? EXTENSION_ENTRY : options.extension;
 	const args = [
 		PI_BIN,
 		"-p",
-		"--no-session",
+		...(options.sessionDir === undefined ? ["--no-session"] : ["--session-dir", options.sessionDir]),
 		...(options.noExtensions === false ? [] : ["-ne"]),
 		"-e",
 		SCRIPTED_PROVIDER_PATH,
-		...(extension === false ? [] : ["-e", extension]),
+		...(options.extension === false ? [] : ["-e", options.extension]),
 		"--provider",
 		"scripted",
 		"--model",
-		options.model ?? "scripted-1",
+		options.model,
 		...(options.args ?? []),
-		options.prompt ?? "go",
+		options.prompt,
 	];
-
-	const { stdout, stderr, exitCode } = await new Promise<{
-		stdout: string;
-		stderr: string;
-		exitCode: number | null;
-	}>((resolvePromise, reject) => {
-		const child = spawn(nodePath, args, { cwd: workspace, env, stdio: ["ignore", "pipe", "pipe"] });
-		let out = "";
-		let err = "";
+	const started = performance.now();
+	return new Promise((resolvePromise, reject) => {
+		const child = spawn(nodePath, args, { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+		let stdout = "";
+		let stderr = "";
 		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-			out += chunk;
+			stdout += chunk;
 		});
 		child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-			err += chunk;
+			stderr += chunk;
 		});
 		const timer = setTimeout(() => {
 			child.kill("SIGKILL");
-			err += `\n[pi-cli helper] killed after ${options.timeoutMs ?? 60_000} ms`;
-		}, options.timeoutMs ?? 60_000);
+			stderr += `\n(pi was stopped after ${options.timeoutMs} ms)`;
+		}, options.timeoutMs);
 		child.on("error", (error) => {
 			clearTimeout(timer);
 			reject(error);
 		});
-		child.on("close", (code) => {
+		child.on("close", (exitCode) => {
 			clearTimeout(timer);
-			resolvePromise({ stdout: out, stderr: err, exitCode: code });
+			resolvePromise({ stdout, stderr, exitCode, durationMs: performance.now() - started });
 		});
 	});
+}
+
+export async function runPiCli(options: PiCliOptions): Promise<PiCliResult> {
+	const root = mkdtempSync(join(tmpdir(), "pi-repair-cli-"));
+	const { workspace, agentDir } = seedRunFolders(root, options.files);
+	options.prepare?.({ root, workspace, agentDir });
+	const scriptPath = join(root, "script.json");
+	writeFileSync(scriptPath, JSON.stringify(options.script, null, 2));
+	const telemetryPath = join(root, "telemetry.jsonl");
+	const settingsPath = join(root, "settings.json");
+
+	const processOptions: PiProcessOptions = {
+		cwd: workspace,
+		agentDir,
+		scriptPath,
+		model: options.model ?? "scripted-1",
+		prompt: options.prompt ?? "go",
+		extension: options.extension === undefined ? EXTENSION_ENTRY : options.extension,
+		env: { PI_TOOL_REPAIR_TELEMETRY: telemetryPath, PI_TOOL_REPAIR_SETTINGS: settingsPath, ...options.env },
+		timeoutMs: options.timeoutMs ?? 60_000,
+	};
+	if (options.noExtensions !== undefined) processOptions.noExtensions = options.noExtensions;
+	if (options.args !== undefined) processOptions.args = options.args;
+	const { stdout, stderr, exitCode } = await spawnPi(processOptions);
 
 	return {
 		stdout,

@@ -21,9 +21,9 @@
  * restored by `dispose()`; telemetry and settings default to files in the
  * run's temporary root.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fauxProvider, type ToolResultMessage } from "@earendil-works/pi-ai";
 import {
 	type AgentSession,
@@ -37,7 +37,7 @@ import {
 } from "@earendil-works/pi-coding-agent";
 import repairExtension from "../../src/index.ts";
 import { type ScriptStep, scriptResponses } from "../fixtures/scripted-provider.ts";
-import { readTelemetryRecords, readWorkspaceFile } from "./workspace-files.ts";
+import { readTelemetryRecords, readWorkspaceFile, seedRunFolders } from "./workspace-files.ts";
 
 export const ALL_BUILTIN_TOOLS = ["read", "bash", "edit", "write", "grep", "find", "ls", "powershell"] as const;
 
@@ -89,15 +89,7 @@ export interface PiSessionHarness {
 
 export async function startPiSession(options: PiSessionOptions = {}): Promise<PiSessionHarness> {
 	const root = options.root ?? mkdtempSync(join(tmpdir(), "pi-repair-session-"));
-	const workspace = join(root, "workspace");
-	const agentDir = join(root, "agent");
-	mkdirSync(workspace, { recursive: true });
-	mkdirSync(agentDir, { recursive: true });
-	for (const [relative, content] of Object.entries(options.files ?? {})) {
-		const target = join(workspace, relative);
-		mkdirSync(dirname(target), { recursive: true });
-		writeFileSync(target, content);
-	}
+	const { workspace, agentDir } = seedRunFolders(root, options.files);
 	const telemetryPath = join(root, "telemetry.jsonl");
 	const settingsPath = join(root, "settings.json");
 

@@ -1,6 +1,6 @@
 /**
  * pi 1.6.0's built-in tool parameter schemas, rebuilt with TypeBox `Type`
- * field for field (pi-1.6.0-facts §3), so core tests exercise the built-in
+ * field for field (a drift test checks them against pi's own), so core tests exercise the built-in
  * tables against the shapes pi actually validates. No `pattern` keywords, no
  * `additionalProperties`: extra keys are allowed, as in pi.
  */
