@@ -27,6 +27,7 @@ import { modelLeaksGrammar } from "../grammar/models.ts";
 import { recoverGrammarLeaks } from "../grammar/recover.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
 import { reportContainedError } from "./contained.ts";
+import type { OwnerKind } from "./tool-owners.ts";
 import type { RepairSettings, TelemetryRecorder } from "./types.ts";
 
 /** Leaked grammar text that did not become a call: what happened to it, never the text itself. */
@@ -48,6 +49,8 @@ export interface GrammarLeakHandlerDeps {
 	/** Parameter schemas by tool name, for typing recovered values. */
 	toolSchemas(): ReadonlyMap<string, unknown>;
 	telemetry: TelemetryRecorder;
+	/** The owner kind of a tool a leak was promoted to, so stats count the call with its owner. */
+	ownerOf?(toolName: string): OwnerKind | undefined;
 	/** Called once per promoted call, before the message is returned. */
 	onPromoted(callId: string, toolName: string, feedback: RepairFeedback): void;
 	/** Called once per message whose leaked text was stripped or observed instead of promoted. */
@@ -121,7 +124,14 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 				};
 				if (model !== undefined) feedback.model = model;
 				deps.onPromoted(callId, call.name, feedback);
-				deps.telemetry.grammarRecovered({ tool: call.name, model, grammar: call.grammar, profile });
+				const owner = deps.ownerOf?.(call.name);
+				deps.telemetry.grammarRecovered({
+					tool: call.name,
+					model,
+					grammar: call.grammar,
+					profile,
+					...(owner === undefined ? {} : { owner }),
+				});
 			});
 		} else {
 			deps.telemetry.grammarStripped({ model, grammars: result.strippedGrammars, profile });

@@ -191,6 +191,7 @@ export function grammarRecoveredRecord(ts: string, event: GrammarRecoveredEvent)
 		grammar: event.grammar,
 		profile: event.profile,
 		stages: ["grammar"],
+		...(event.owner === undefined ? {} : { owner: event.owner }),
 	};
 }
 

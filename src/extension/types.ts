@@ -4,6 +4,7 @@
  * Nothing here carries an argument value: every field is value-free metadata.
  */
 import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
+import type { OwnerKind } from "./tool-owners.ts";
 
 /** The user's settings file (`tool-repair/settings.json`); see docs/operations.md. */
 export interface RepairSettings {
@@ -34,7 +35,7 @@ export interface ToolOutcomeEvent {
 	profile: string;
 	stages: string[];
 	/** Owner kind of the tool (built-in, extension or MCP); absent means built-in. */
-	owner?: "builtin" | "extension" | "mcp";
+	owner?: OwnerKind;
 }
 
 /** A value-strip rule observed but not applied under `conservative` (record type B). */
@@ -51,6 +52,8 @@ export interface GrammarRecoveredEvent {
 	model: string | undefined;
 	grammar: string;
 	profile: string;
+	/** The owner kind of the tool the call was promoted to, when known. */
+	owner?: OwnerKind;
 }
 
 /** Grammar text stripped (type D) or observed (type E) on the message channel. */

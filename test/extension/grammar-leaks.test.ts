@@ -217,6 +217,17 @@ describe("strip removes markup, never the assistant's prose", () => {
 		expect(handler(assistant(unframed))).toBeUndefined();
 	});
 
+	it("records the owner kind of the tool a leak was promoted to, so stats count it with its owner", () => {
+		const { handler, records } = setup({}, { ownerOf: (name) => (name === "read" ? "builtin" : undefined) });
+		handler(assistant(glmRead));
+		expect(records).toEqual([
+			{
+				kind: "recovered",
+				event: { tool: "read", model: "glm-4.6", grammar: "glm", profile: "adaptive", owner: "builtin" },
+			},
+		]);
+	});
+
 	it("promotes a repeated leak once in recover mode", () => {
 		const { handler, promoted } = setup();
 		const out = handler(assistant(`${glmRead}\n${glmRead}`));
