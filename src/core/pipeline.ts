@@ -302,7 +302,13 @@ function runEngine(value: unknown, config: RepairPipelineConfig): EngineResult {
 	});
 }
 
-/** Stages 5–7: engine, then our conversion and the final check. */
+/**
+ * Stages 5–7: engine, then our conversion and the final check. What the
+ * engine built or uncovered (an object from a bare string, the records of a
+ * decoded `edits` string) is preprocessed once more and judged again, so the
+ * result is what a direct call with it would give: repairing it again finds
+ * nothing left to do.
+ */
 function finish(
 	value: unknown,
 	changes: RepairChange[],
@@ -311,17 +317,18 @@ function finish(
 	plan: Plan,
 ): DownstreamResult {
 	const engine = runEngine(value, config);
-	if (engine.outcome === "unrepairable") return failed(config, value, observations, engine);
-	appendEngineChanges(changes, engine);
-
 	let args = engine.args;
-	// A root repair builds the argument object only now, after preprocessing ran on a bare string.
-	// Preprocess that object too, so the result is what a direct call with it would give (idempotence).
-	if (isRecord(args) && engine.rootRepaired === true) {
-		const reprocessed = judge(preprocess(args, config, plan, changes, observations), config);
-		if (reprocessed !== args) {
-			const second = runEngine(reprocessed, config);
-			if (second.outcome === "unrepairable") return failed(config, value, observations);
+	if (engine.outcome !== "valid") {
+		const attempt = engine.outcome === "repaired" && isRecord(engine.args) ? engine : engine.attempt;
+		const revisited = attempt === undefined ? undefined : revisit(attempt.args, config, plan, observations);
+		if (attempt === undefined || revisited === undefined) {
+			if (engine.outcome === "unrepairable") return failed(config, value, observations, engine);
+			appendEngineChanges(changes, engine);
+		} else {
+			const second = runEngine(revisited.value, config);
+			if (second.outcome === "unrepairable") return failed(config, value, observations, engine);
+			appendEngineChanges(changes, attempt);
+			for (const change of revisited.changes) changes.push(change);
 			appendEngineChanges(changes, second);
 			args = second.args;
 		}
@@ -337,6 +344,18 @@ function finish(
 	if (engine.issueSummary !== undefined) result.issueSummary = engine.issueSummary;
 	if (engine.fingerprint !== undefined) result.fingerprint = engine.fingerprint;
 	return result;
+}
+
+/** Preprocessing again on what the engine produced; `undefined` when it changes nothing there. */
+function revisit(
+	args: unknown,
+	config: RepairPipelineConfig,
+	plan: Plan,
+	observations: RepairObservation[],
+): { value: unknown; changes: RepairChange[] } | undefined {
+	const changes: RepairChange[] = [];
+	const value = judge(preprocess(args, config, plan, changes, observations), config);
+	return value === args ? undefined : { value, changes };
 }
 
 /** Every conversion the layer makes is on the record (only the lossless ones exist). */

@@ -42,8 +42,13 @@ export interface EngineResult {
 	fingerprint?: string;
 	/** Only on `unrepairable`. */
 	retryMessage?: string;
-	/** True when a root repair built the argument object from a bare string (the caller may preprocess it again). */
-	rootRepaired?: boolean;
+	/**
+	 * Only on `unrepairable`, when the engine changed something before the
+	 * final check refused: its working value and changes, so the caller can
+	 * run its own lossless cleanup on what the engine uncovered (the records
+	 * inside a decoded `edits` string, say) and try once more.
+	 */
+	attempt?: { args: Record<string, unknown>; changes: EngineChange[] };
 }
 
 export interface EngineOptions {
@@ -107,7 +112,11 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	}
 
 	const converted = convertToSchema(schema, work);
-	if (!check(schema, converted)) return fail();
+	if (!check(schema, converted)) {
+		const refused = fail();
+		if (changes.length > 0) refused.attempt = { args: work, changes };
+		return refused;
+	}
 	// Alone, a lossless conversion is pi's own to make: the call is valid as the model sent it.
 	if (changes.length === 0) return { outcome: "valid", args: value, changes };
 	if (converted !== work) {
@@ -120,7 +129,6 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 		issueSummary: summarizeIssues(original),
 		fingerprint: failureFingerprint(toolName, original),
 	};
-	if (owned) repaired.rootRepaired = true;
 	return repaired;
 }
 
