@@ -21,7 +21,6 @@ import { condenseChanges } from "./change-log.ts";
 import { cloneJson, isRecord } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
 import {
-	decodeJsonNoteFor,
 	isPlainObject,
 	recoverEnvelope,
 	truncatedEnvelopeChange,
@@ -367,7 +366,7 @@ function conversionChange(toolName: string): RepairChange {
 	};
 }
 
-function appendEngineChanges(changes: RepairChange[], engine: EngineResult): void {
+function appendEngineChanges(changes: RepairChange[], engine: Pick<EngineResult, "changes">): void {
 	for (const change of engine.changes)
 		changes.push({ ruleId: change.ruleId, stage: "schema-repair", note: change.note });
 }
