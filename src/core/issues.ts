@@ -7,6 +7,7 @@
  */
 import type { TSchema } from "typebox";
 import { isRecord } from "./clone.ts";
+import { pointerSegments, valueAtSegments } from "./json-pointer.ts";
 import type { ValidationIssue } from "./types.ts";
 
 /** Retry messages list at most this many issues. */
@@ -153,7 +154,7 @@ export function formatRetryMessage(
 		`The arguments for the ${toolName} tool did not pass validation; fix the problems below and call it again:`,
 	];
 	for (const issue of issues.slice(0, MAX_RETRY_LINES)) {
-		lines.push(`  • ${issuePath(issue)}: ${issue.message ?? issue.keyword}`);
+		lines.push(`  • ${issuePath(issue)}: ${refusedConversion(issue, received) ?? issue.message ?? issue.keyword}`);
 		// A misspelt key (`paht`) is usually why a required one is missing; name it right there.
 		if (issue.keyword === "required" && issue.instancePath === "") {
 			const unexpected = unexpectedKeys(schema, received);
@@ -162,6 +163,47 @@ export function formatRetryMessage(
 	}
 	lines.push(`Received: ${renderReceived(received)}`);
 	return lines.join("\n");
+}
+
+/** How the retry sentence names what a type asks for. */
+const WANTED: Readonly<Record<string, { article: string; noun: string }>> = {
+	string: { article: "a string", noun: "text" },
+	number: { article: "a number", noun: "number" },
+	integer: { article: "an integer", noun: "number" },
+	boolean: { article: "true or false", noun: "value" },
+	array: { article: "an array", noun: "list" },
+	object: { article: "an object", noun: "object" },
+};
+
+/** How much of a refused number text the sentence quotes. */
+const MAX_QUOTED_TEXT = 40;
+
+/**
+ * For a type issue whose value a looser layer would have converted (a
+ * boolean into text, non-decimal text into a number, a null into anything),
+ * the sentence that says this layer refused that conversion and what to send
+ * instead; `undefined` for every other issue, which keeps the validator's words.
+ */
+function refusedConversion(issue: ValidationIssue, received: unknown): string | undefined {
+	const type = issue.params.type;
+	if (issue.keyword !== "type" || typeof type !== "string" || !Object.hasOwn(WANTED, type)) return undefined;
+	const segments = pointerSegments(issue.instancePath);
+	const name = segments.at(-1);
+	if (name === undefined) return undefined;
+	const value = valueAtSegments(received, segments);
+	const { article, noun } = WANTED[type] as { article: string; noun: string };
+	const field = `\`${prefixOf(name, 64)}\``;
+	if (value === null) {
+		return `${field} must be ${article}, not null; the layer does not guess what a null stands for — send the ${noun} you meant`;
+	}
+	if (typeof value === "boolean" && type === "string") {
+		return `${field} must be a string; the layer does not turn the boolean ${value} into text — send the text you meant`;
+	}
+	if (typeof value === "string" && (type === "number" || type === "integer")) {
+		const quoted = JSON.stringify(prefixOf(value, MAX_QUOTED_TEXT));
+		return `${field} must be ${article}; the layer reads only plain decimal text such as "16" as a number, not ${quoted} — send the number you meant`;
+	}
+	return undefined;
 }
 
 /** Keys named in the unexpected-keys line; longer lists end with a count. */

@@ -20,12 +20,7 @@
 import { condenseChanges } from "./change-log.ts";
 import { cloneJson, isRecord } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
-import {
-	isPlainObject,
-	recoverEnvelope,
-	truncatedEnvelopeChange,
-	withinEnvelopeLimits,
-} from "./envelope.ts";
+import { isPlainObject, recoverEnvelope, truncatedEnvelopeChange, withinEnvelopeLimits } from "./envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
 import { resolveLimits } from "./limits.ts";
 import { applyOwnerShim } from "./owner-shim.ts";

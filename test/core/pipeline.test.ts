@@ -472,7 +472,7 @@ describe("schema-repair engine through the pipeline (§8.5)", () => {
 		expect(optional.changes[0]?.note).toContain("null");
 		const required = builtin("read", { path: null });
 		expect(required.outcome).toBe("unrepairable");
-		expect(required.retryMessage).toContain("  • /path: must be string");
+		expect(required.retryMessage).toContain("  • /path: `path` must be a string, not null;");
 	});
 
 	it("drops an empty object standing in for an optional array, nothing else (59)", () => {
