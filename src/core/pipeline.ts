@@ -23,9 +23,18 @@ import { convertToSchema } from "./convert.ts";
 import { isPlainObject, recoverEnvelope, truncatedEnvelopeChange, withinEnvelopeLimits } from "./envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
 import { resolveLimits } from "./limits.ts";
+import { mayHoldAutoLink } from "./markdown-links.ts";
 import { applyOwnerShim } from "./owner-shim.ts";
 import { resolveRepairPolicy } from "./policy.ts";
-import { compilePreprocessPlan, type PreprocessPlan, planMayChange, runPreprocessPlan } from "./preprocess.ts";
+import {
+	anyOf,
+	compilePreprocessPlan,
+	type LocationTest,
+	type PreprocessPlan,
+	planMayChange,
+	runPreprocessPlan,
+	testsByLocation,
+} from "./preprocess.ts";
 import { RULE } from "./rule-ids.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
 import { convertScalarToSchemaTypeNote } from "./schema-repair/notes.ts";
@@ -68,6 +77,10 @@ interface Plan {
 	readonly validAsSent: (input: Record<string, unknown>) => boolean;
 }
 
+// A valid call's result shares these: nothing to report, and nothing to allocate on the hot path.
+const NO_CHANGES: readonly RepairChange[] = Object.freeze([]);
+const NO_OBSERVATIONS: readonly RepairObservation[] = Object.freeze([]);
+
 const compiledPlans = new WeakMap<RepairPipelineConfig, Plan>();
 
 function basisOf(config: RepairPipelineConfig): unknown[] {
@@ -101,6 +114,18 @@ function sameBasis(plan: Plan, config: RepairPipelineConfig): boolean {
 
 /** The plan of `config`, compiled on first use and again only when one of its fields changed. */
 export function planFor(config: RepairPipelineConfig): Plan {
+	// The last config asked for is the next one asked for on a run of calls to one tool: one compare, no map lookup.
+	if (config === lastConfig && lastPlan !== undefined && sameBasis(lastPlan, config)) return lastPlan;
+	const plan = cachedPlanFor(config);
+	lastConfig = config;
+	lastPlan = plan;
+	return plan;
+}
+
+let lastConfig: RepairPipelineConfig | undefined;
+let lastPlan: Plan | undefined;
+
+function cachedPlanFor(config: RepairPipelineConfig): Plan {
 	const cached = compiledPlans.get(config);
 	if (cached !== undefined && sameBasis(cached, config)) return cached;
 	const plan = compilePlan(config);
@@ -128,26 +153,18 @@ function validPathTest(
 	// Only the stages this config has: each answers "may change" cheaply, and any `true` sends the call the full way.
 	const mayChange: ((input: Record<string, unknown>) => boolean)[] = [];
 	if (config.ownerPrepareArguments !== undefined && ownerApplies !== undefined) mayChange.push(ownerApplies);
-	if (preprocess.steps.length > 0 || preprocess.unknownKinds.length > 0) mayChange.push(preprocess.mayChange);
+	// The engine cleans auto-links from its configured path fields: the same test as a path row's, asked once per field.
+	const pathFields: LocationTest[] = (config.legacyConfig?.pathFields ?? []).map((field) => ({
+		segments: [{ kind: "key", key: field }],
+		mayChange: mayHoldAutoLink,
+	}));
+	const located =
+		preprocess.unknownKinds.length > 0 ? preprocess.tests : testsByLocation([...preprocess.steps, ...pathFields]);
+	for (const test of located) mayChange.push(test);
 	if (config.strictSampling === true) mayChange.push(mayHoldOmittedNull);
-	const pathFields = config.legacyConfig?.pathFields ?? [];
-	if (pathFields.length > 0) mayChange.push((input) => pathFieldsMayChange(input, pathFields));
+	const anyMayChange = anyOf(mayChange);
 	const passes = checkerFor(config.schema);
-	return (input) => {
-		for (let index = 0; index < mayChange.length; index++) {
-			if ((mayChange[index] as (input: Record<string, unknown>) => boolean)(input)) return false;
-		}
-		return passes(input);
-	};
-}
-
-// The engine cleans auto-links from configured path fields; only a `](http` can start one.
-function pathFieldsMayChange(input: Record<string, unknown>, pathFields: readonly string[]): boolean {
-	for (const field of pathFields) {
-		const value = Object.hasOwn(input, field) ? input[field] : undefined;
-		if (typeof value === "string" && value.includes("](http")) return true;
-	}
-	return false;
+	return (input) => !anyMayChange(input) && passes(input);
 }
 
 export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {
@@ -162,8 +179,8 @@ export function runRepairPipeline(options: { input: unknown; config: RepairPipel
 				outcome: "valid",
 				args: input,
 				policy: policy.profile,
-				changes: [],
-				observations: [],
+				changes: NO_CHANGES,
+				observations: NO_OBSERVATIONS,
 			};
 			notify(config, config.onOutcome, valid);
 			return valid;

@@ -18,7 +18,7 @@
 import { cloneJson, defineOwn, isRecord, jsonEqual } from "./clone.ts";
 import { decimalText, numberFromDecimalText } from "./convert.ts";
 import { readsAsListLiteral } from "./list-literal.ts";
-import { unwrapMarkdownAutoLinks } from "./markdown-links.ts";
+import { mayHoldAutoLink, unwrapMarkdownAutoLinks } from "./markdown-links.ts";
 import { RULE } from "./rule-ids.ts";
 import { parseSelector, resolveSegments, type SelectorSegment } from "./selectors.ts";
 import type {
@@ -91,6 +91,8 @@ export interface PreprocessPlan {
 	readonly unknownKinds: readonly string[];
 	/** `false` only when running the plan on `root` certainly changes, records and observes nothing. */
 	readonly mayChange: (root: unknown) => boolean;
+	/** The tests `mayChange` asks, one per location: a caller that has tests of its own can ask them all in one loop. */
+	readonly tests: readonly ((root: unknown) => boolean)[];
 	/** The same plan without grammar-token cleanup, for the one rerun after tokens were removed. */
 	readonly withoutTokenCleanup: () => PreprocessPlan;
 }
@@ -132,18 +134,13 @@ function buildPlan(preprocessors: readonly Preprocessor[], modelId: string | und
 
 function planOf(steps: readonly Step[], unknownKinds: readonly string[]): PreprocessPlan {
 	let without: PreprocessPlan | undefined;
-	const tests = locationTests(steps);
+	// A kind this version does not know may change anything.
+	const tests = unknownKinds.length > 0 ? [() => true] : testsByLocation(steps);
 	const plan: PreprocessPlan = {
 		steps,
 		unknownKinds,
-		mayChange:
-			unknownKinds.length > 0
-				? () => true
-				: (root) => {
-						for (let index = 0; index < tests.length; index++)
-							if ((tests[index] as (root: unknown) => boolean)(root)) return true;
-						return false;
-					},
+		tests,
+		mayChange: anyOf(tests),
 		withoutTokenCleanup: () => {
 			without ??= steps.some((step) => step.kind === "grammar-tokens")
 				? planOf(
@@ -157,31 +154,41 @@ function planOf(steps: readonly Step[], unknownKinds: readonly string[]): Prepro
 	return plan;
 }
 
-/**
- * One test per distinct location for the whole plan: steps that look at the
- * same location share one walk to it. Order does not matter here: when no
- * step may change the input, each step sees the input itself, so "some step
- * may change it" is the same question asked of every step at once.
- */
-function locationTests(steps: readonly Step[]): ((root: unknown) => boolean)[] {
-	const groups = new Map<string, { segments: readonly SelectorSegment[]; tests: ((value: unknown) => boolean)[] }>();
-	for (const step of steps) {
-		const key = JSON.stringify(step.segments);
-		let group = groups.get(key);
-		if (group === undefined) {
-			group = { segments: step.segments, tests: [] };
-			groups.set(key, group);
-		}
-		group.tests.push(step.mayChange);
-	}
-	return [...groups.values()].map(({ segments, tests }) => atSomeLocation(segments, anyOf(tests)));
+/** A "may this change the value here?" test at the locations `segments` address. */
+export interface LocationTest {
+	readonly segments: readonly SelectorSegment[];
+	readonly mayChange: (value: unknown) => boolean;
 }
 
-function anyOf(tests: readonly ((value: unknown) => boolean)[]): (value: unknown) => boolean {
-	if (tests.length === 1) return tests[0] as (value: unknown) => boolean;
+/**
+ * One test per distinct location: tests that look at the same location share
+ * one walk to it, and the same test function there runs once. Order does not
+ * matter here: when no test passes, each stage sees the input itself, so
+ * "some test passes" is the same question asked of every stage at once.
+ */
+export function testsByLocation(entries: readonly LocationTest[]): ((root: unknown) => boolean)[] {
+	const groups = new Map<string, { segments: readonly SelectorSegment[]; tests: Set<(value: unknown) => boolean> }>();
+	for (const entry of entries) {
+		const key = JSON.stringify(entry.segments);
+		let group = groups.get(key);
+		if (group === undefined) {
+			group = { segments: entry.segments, tests: new Set() };
+			groups.set(key, group);
+		}
+		group.tests.add(entry.mayChange);
+	}
+	return [...groups.values()].map(({ segments, tests }) => atSomeLocation(segments, anyOf([...tests])));
+}
+
+/** One test that passes when one of `tests` does; two tests, the common case, call each other directly. */
+export function anyOf<T>(tests: readonly ((value: T) => boolean)[]): (value: T) => boolean {
+	const [first, second] = tests;
+	if (first === undefined) return () => false;
+	if (tests.length === 1) return first;
+	if (tests.length === 2 && second !== undefined) return (value) => first(value) || second(value);
 	return (value) => {
 		for (let index = 0; index < tests.length; index++) {
-			if ((tests[index] as (value: unknown) => boolean)(value)) return true;
+			if ((tests[index] as (value: T) => boolean)(value)) return true;
 		}
 		return false;
 	};
@@ -388,11 +395,6 @@ function fieldRow(
 			};
 		},
 	};
-}
-
-// Only a `](http` can start a degenerate auto-link `[TEXT](http…)`.
-function mayHoldAutoLink(value: unknown): boolean {
-	return typeof value === "string" && value.includes("](http");
 }
 
 /** The transform's own answer: it returns its input itself when it changes nothing, so this cannot drift from it. */

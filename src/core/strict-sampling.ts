@@ -27,12 +27,19 @@ function holdsNull(value: unknown, depth: number): boolean {
 	if (typeof value !== "object") return false;
 	if (value === null) return true;
 	if (depth > MAX_SCHEMA_DEPTH) return true;
+	// Only a container is descended into: a scalar child is answered here, without a call.
 	if (Array.isArray(value)) {
-		for (let index = 0; index < value.length; index++) if (holdsNull(value[index], depth + 1)) return true;
+		for (let index = 0; index < value.length; index++) {
+			const item: unknown = value[index];
+			if (typeof item === "object" && (item === null || holdsNull(item, depth + 1))) return true;
+		}
 		return false;
 	}
 	// `for…in` also visits inherited enumerable keys: more than the walk looks at, never less.
-	for (const key in value) if (holdsNull((value as Record<string, unknown>)[key], depth + 1)) return true;
+	for (const key in value) {
+		const item: unknown = (value as Record<string, unknown>)[key];
+		if (typeof item === "object" && (item === null || holdsNull(item, depth + 1))) return true;
+	}
 	return false;
 }
 

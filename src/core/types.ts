@@ -189,8 +189,8 @@ export interface RepairPipelineResult {
 	args: unknown;
 	/** The resolved profile name. */
 	policy: RepairPolicyProfile;
-	changes: RepairChange[];
-	observations: RepairObservation[];
+	changes: readonly RepairChange[];
+	observations: readonly RepairObservation[];
 	issueSummary?: string;
 	fingerprint?: string;
 	/** Only set on `"unrepairable"`. */

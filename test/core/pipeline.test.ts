@@ -54,6 +54,13 @@ describe("fast path, identity and purity (§8.1)", () => {
 		expect(result.args).toBe(input);
 	});
 
+	it("takes the full run for an auto-linked engine path field that no preprocessor guards", () => {
+		const schema = Type.Object({ path: Type.String() });
+		const result = custom(schema, { path: "[a.md](http://a.md)" }, { legacyConfig: { pathFields: ["path"] } });
+		expect(result.outcome).toBe("repaired");
+		expect(result.args).toEqual({ path: "a.md" });
+	});
+
 	it("is deterministic, never mutates its input, and is idempotent on repaired args (6)", () => {
 		const input = deepFreeze({ file_path: "/a", offset: null, limit: "3" });
 		const snapshot = structuredClone(input);

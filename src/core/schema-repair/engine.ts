@@ -14,7 +14,7 @@ import { convertToSchema, shallowCopyRecord } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
 import { readsAsJsonText, trimJsonWhitespace, tryParse } from "../json-text.ts";
-import { unwrapMarkdownAutoLinks } from "../markdown-links.ts";
+import { mayHoldAutoLink, unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import { RULE } from "../rule-ids.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
 import { check, issues } from "../validator.ts";
@@ -179,8 +179,7 @@ function cleanPathFields(
 	for (const field of pathFields) {
 		if (!Object.hasOwn(value, field)) continue;
 		const before = value[field];
-		// Only a `](http` can start a degenerate auto-link; skip the scan otherwise.
-		if (typeof before !== "string" || !before.includes("](http")) continue;
+		if (typeof before !== "string" || !mayHoldAutoLink(before)) continue;
 		const after = unwrapMarkdownAutoLinks(before);
 		if (after === before) continue;
 		out ??= shallowCopyRecord(value);
