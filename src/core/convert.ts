@@ -16,7 +16,7 @@
  * Copy-on-write: the same reference comes back when nothing changed.
  */
 import type { TSchema } from "typebox";
-import { defineOwn, isRecord } from "./clone.ts";
+import { defineOwn, isRecord, shallowCopyRecord } from "./json-value.ts";
 import { check } from "./validator.ts";
 
 type SchemaNode = Record<string, unknown>;
@@ -193,11 +193,4 @@ function convertArray(node: SchemaNode, value: readonly unknown[], depth: number
 		out[index] = after;
 	}
 	return out ?? value;
-}
-
-/** A one-level copy of a record's own enumerable keys, `__proto__` kept inert. */
-export function shallowCopyRecord(value: Record<string, unknown>): Record<string, unknown> {
-	const out: Record<string, unknown> = {};
-	for (const key of Object.keys(value)) defineOwn(out, key, value[key]);
-	return out;
 }

@@ -6,8 +6,8 @@
  * failure repeats.
  */
 import type { TSchema } from "typebox";
-import { isRecord } from "./clone.ts";
 import { pointerSegments, valueAtSegments } from "./json-pointer.ts";
+import { isRecord } from "./json-value.ts";
 import type { ValidationIssue } from "./types.ts";
 
 /** Retry messages list at most this many issues. */

@@ -1,9 +1,10 @@
+import { isRecord } from "./json-value.ts";
+
 /**
  * The one JSON Pointer reader of the core: validator instance paths and
  * preprocessing selectors both decode their segments here (`~1` is `/`, `~0`
  * is `~`, in that order, so `~01` stays `~1`). `""` and `"/"` are the root.
  */
-import { isRecord } from "./clone.ts";
 
 const ALL_DIGITS = /^\d+$/;
 

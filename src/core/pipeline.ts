@@ -18,10 +18,11 @@
  */
 
 import { condenseChanges } from "./change-log.ts";
-import { cloneJson, isRecord } from "./clone.ts";
+import { cloneJson } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
-import { isPlainObject, recoverEnvelope, truncatedEnvelopeChange, withinEnvelopeLimits } from "./envelope.ts";
+import { recoverEnvelope, truncatedEnvelopeChange, withinEnvelopeLimits } from "./envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
+import { isPlainObject, isRecord } from "./json-value.ts";
 import { resolveLimits } from "./limits.ts";
 import { mayHoldAutoLink } from "./markdown-links.ts";
 import { applyOwnerShim } from "./owner-shim.ts";

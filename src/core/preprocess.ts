@@ -15,8 +15,9 @@
  * location; untouched siblings (a large `content` string, say) are reused by
  * reference, and when nothing changes the input itself comes back.
  */
-import { cloneJson, defineOwn, isRecord, jsonEqual } from "./clone.ts";
+import { cloneJson, jsonEqual } from "./clone.ts";
 import { decimalText, numberFromDecimalText } from "./convert.ts";
+import { defineOwn, isRecord, shallowCopyRecord } from "./json-value.ts";
 import { readsAsListLiteral } from "./list-literal.ts";
 import { mayHoldAutoLink, unwrapMarkdownAutoLinks } from "./markdown-links.ts";
 import { RULE } from "./rule-ids.ts";
@@ -356,16 +357,9 @@ class CopyOnWriteTree {
 	}
 }
 
-/** A one-level copy: arrays by `slice`, records keep a null prototype if they had one, else become plain. */
+/** A one-level copy of an array or a record. */
 function shallowCopy(container: Container): Container {
-	if (Array.isArray(container)) {
-		return container.slice();
-	}
-	const copy: Record<string, unknown> = Object.getPrototypeOf(container) === null ? Object.create(null) : {};
-	for (const key of Object.keys(container)) {
-		defineOwn(copy, key, container[key]);
-	}
-	return copy;
+	return Array.isArray(container) ? container.slice() : shallowCopyRecord(container);
 }
 
 // ---------------------------------------------------------------------------

@@ -8,8 +8,8 @@
  * property of a record even when the property is absent; it never indexes an
  * array, so `/files/0` matches nothing.
  */
-import { isRecord } from "./clone.ts";
 import { pointerSegments } from "./json-pointer.ts";
+import { isRecord } from "./json-value.ts";
 
 /** One decoded selector segment: a property name, or the array wildcard. */
 export type SelectorSegment = { kind: "key"; key: string } | { kind: "each" };

@@ -7,8 +7,7 @@
  * is never reported as a change.
  */
 import type { TSchema } from "typebox";
-import { defineOwn, isRecord } from "./clone.ts";
-import { shallowCopyRecord } from "./convert.ts";
+import { defineOwn, isRecord, shallowCopyRecord } from "./json-value.ts";
 
 // Schemas are finite trees, but a hostile recursive one must not hang the walk.
 const MAX_SCHEMA_DEPTH = 64;

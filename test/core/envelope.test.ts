@@ -4,12 +4,10 @@ import { jsonEqual } from "../../src/core/clone.ts";
 import {
 	decodeJsonNoteFor,
 	escapeJsonStringControlCharacters,
-	isPlainObject,
-	measureBytes,
 	recoverEnvelope,
 	truncatedEnvelopeChange,
-	upperBoundBytes,
 } from "../../src/core/envelope.ts";
+import { isPlainObject, measureBytes, upperBoundBytes } from "../../src/core/json-value.ts";
 
 const ruleIds = (result: { changes: { ruleId: string }[] }): string[] => result.changes.map((change) => change.ruleId);
 

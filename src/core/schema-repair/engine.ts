@@ -9,11 +9,12 @@
  * call costs one compiled check and no allocation.
  */
 import type { TSchema } from "typebox";
-import { cloneJson, defineOwn, isRecord } from "../clone.ts";
-import { convertToSchema, shallowCopyRecord } from "../convert.ts";
+import { cloneJson } from "../clone.ts";
+import { convertToSchema } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
-import { readsAsJsonText, trimJsonWhitespace, tryParse } from "../json-text.ts";
+import { readsAsJsonText, trimJsonWhitespace } from "../json-text.ts";
+import { defineOwn, isRecord, shallowCopyRecord, tryParse } from "../json-value.ts";
 import { mayHoldAutoLink, unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import { RULE } from "../rule-ids.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";

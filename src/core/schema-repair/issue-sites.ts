@@ -5,8 +5,8 @@
  * instance path (root-level issues have no parent and are left to the root
  * repairs). Sites are de-duplicated, first issue per location wins.
  */
-import { isRecord } from "../clone.ts";
 import { pointerSegments, segmentKey, valueAtSegments } from "../json-pointer.ts";
+import { isRecord } from "../json-value.ts";
 import type { ValidationIssue } from "../types.ts";
 
 export interface IssueSite {
