@@ -259,12 +259,13 @@ function downstream(
 }
 
 /**
- * Stage 4, skipped outright when the probe proves it a no-op; appends its
- * changes and observations. When leaked grammar tokens were removed, the
- * rest of the list runs once more on the cleaned value, so
- * `{"<arg_key>file_path</arg_key>": …}` ends where `{file_path: …}` would and
- * a second call finds nothing left to do. Token cleanup itself runs once: it
- * removes one leading and one trailing token, never more (edge 47).
+ * Stage 4, skipped outright when the plan's location tests prove it a no-op;
+ * appends its changes and observations. When a row whose writes can reveal
+ * keys wrote (token cleanup), the rest of the list runs once more on the
+ * cleaned value, so `{"<arg_key>file_path</arg_key>": …}` ends where
+ * `{file_path: …}` would and a second call finds nothing left to do. That row
+ * itself runs once: a second pass would strip a token-like text the model
+ * really sent, not one that leaked.
  */
 function preprocess(
 	value: unknown,
@@ -283,8 +284,8 @@ function preprocess(
 		for (const ruleId of result.observations) observe(observations, config, "valid-value", ruleId);
 		if (result.unknownKinds.length > 0) observe(observations, config, "preprocess", RULE.unknownPreprocessorKind);
 		current = result.value;
-		if (!result.tokensRemoved) return current;
-		steps = steps.withoutTokenCleanup();
+		if (!result.keysUncovered) return current;
+		steps = steps.withoutKeyUncovering();
 	}
 	return current;
 }

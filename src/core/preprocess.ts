@@ -35,17 +35,18 @@ export interface PreprocessResult {
 	changes: RepairChange[];
 	/** Rule IDs of gated transforms that were detected but, by policy, not applied (de-duplicated, in order). */
 	observations: string[];
-	/** True when grammar-token cleanup rewrote something. */
-	tokensRemoved: boolean;
+	/** True when a row whose writes can reveal keys (token cleanup) wrote something: the rest of the list should run once more. */
+	keysUncovered: boolean;
 	/** Kinds in the list that this version does not know: ignored, and reported here so they are never skipped silently. */
 	unknownKinds: string[];
 }
 
 /** One step of a compiled plan: a preprocessor with its row applied and its model gate already resolved. */
 interface Step {
-	kind: Preprocessor["kind"];
 	ruleId: string;
 	gated: boolean;
+	/** Its writes can reveal keys: after it wrote, the rest of the list runs once more without it. */
+	uncoversKeys: boolean;
 	segments: readonly SelectorSegment[];
 	/** The row's predicate at one location of `segments`. */
 	mayChange: (value: unknown) => boolean;
@@ -60,8 +61,8 @@ export interface PreprocessPlan {
 	readonly mayChange: (root: unknown) => boolean;
 	/** The tests `mayChange` asks, one per location: a caller that has tests of its own can ask them all in one loop. */
 	readonly tests: readonly ((root: unknown) => boolean)[];
-	/** The same plan without grammar-token cleanup, for the one rerun after tokens were removed. */
-	readonly withoutTokenCleanup: () => PreprocessPlan;
+	/** The same plan without the rows whose writes can reveal keys, for the one rerun after they wrote. */
+	readonly withoutKeyUncovering: () => PreprocessPlan;
 }
 
 const plans = new WeakMap<readonly Preprocessor[], Map<string | undefined, PreprocessPlan>>();
@@ -108,10 +109,10 @@ function planOf(steps: readonly Step[], unknownKinds: readonly string[]): Prepro
 		unknownKinds,
 		tests,
 		mayChange: anyOf(tests),
-		withoutTokenCleanup: () => {
-			without ??= steps.some((step) => step.kind === "grammar-tokens")
+		withoutKeyUncovering: () => {
+			without ??= steps.some((step) => step.uncoversKeys)
 				? planOf(
-						steps.filter((step) => step.kind !== "grammar-tokens"),
+						steps.filter((step) => !step.uncoversKeys),
 						unknownKinds,
 					)
 				: plan;
@@ -171,9 +172,9 @@ function compileStep(
 	if (row.gated && !modelMatches(modelId, (preprocessor as FieldPreprocessor).modelFamilies)) return undefined;
 	const segments = row.segments(preprocessor);
 	return {
-		kind: preprocessor.kind,
 		ruleId: row.ruleId(preprocessor),
 		gated: row.gated,
+		uncoversKeys: row.uncoversKeys,
 		segments,
 		mayChange: row.mayChange(preprocessor),
 		rewrite,
@@ -237,7 +238,7 @@ export function runPreprocessPlan(
 	const tree = new CopyOnWriteTree(input);
 	const changes: RepairChange[] = [];
 	const observations: string[] = [];
-	let tokensRemoved = false;
+	let keysUncovered = false;
 	for (const step of plan.steps) {
 		for (const location of resolveSegments(tree.root, step.segments)) {
 			const rewritten = step.rewrite(location.value, toolName);
@@ -248,10 +249,10 @@ export function runPreprocessPlan(
 			}
 			tree.write(location.path, rewritten.value);
 			changes.push({ ruleId: step.ruleId, stage: "preprocess", note: rewritten.note });
-			if (step.kind === "grammar-tokens") tokensRemoved = true;
+			if (step.uncoversKeys) keysUncovered = true;
 		}
 	}
-	return { value: tree.root, changes, observations, tokensRemoved, unknownKinds: [...plan.unknownKinds] };
+	return { value: tree.root, changes, observations, keysUncovered, unknownKinds: [...plan.unknownKinds] };
 }
 
 function modelMatches(modelId: string | undefined, families: readonly RegExp[] | undefined): boolean {

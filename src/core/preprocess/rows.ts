@@ -8,7 +8,7 @@
 import { cloneJson, jsonEqual } from "../clone.ts";
 import { readsAsListLiteral } from "../list-literal.ts";
 import { mayHoldAutoLink, unwrapMarkdownAutoLinks } from "../markdown-links.ts";
-import { RULE } from "../rule-ids.ts";
+import { RULE, type RuleId } from "../rule-ids.ts";
 import { parseSelector, type SelectorSegment } from "../selectors.ts";
 import type { AliasPreprocessor, FieldPreprocessor, Preprocessor, StructuralPreprocessor } from "../types.ts";
 import { aliasTarget, chosenAlias, moveAlias } from "./alias-move.ts";
@@ -27,6 +27,12 @@ export interface Row<P extends Preprocessor> {
 	ruleId(preprocessor: P): string;
 	/** Runs only for a model its families match, and is observed, not written, when valid-value transforms are off. */
 	gated: boolean;
+	/**
+	 * Its writes can reveal keys the other rows look for (token cleanup turns
+	 * `<arg_key>file_path</arg_key>` into `file_path`): after it wrote, the rest
+	 * of the list runs once more, without it.
+	 */
+	uncoversKeys: boolean;
 	/** The locations it looks at: the selector's, or for an alias the records that hold the canonical key. */
 	segments(preprocessor: P): readonly SelectorSegment[];
 	/** Cheap and conservative: `false` only when the rewrite certainly leaves the value at this location as it is. */
@@ -49,11 +55,12 @@ export function rowFor(kind: unknown): Row<Preprocessor> | undefined {
 function fieldRow(
 	transform: (preprocessor: FieldPreprocessor) => Transform | undefined,
 	mayChange: (preprocessor: FieldPreprocessor, transform: Transform) => (value: unknown) => boolean,
-	extra: { gated: boolean; ruleId?: string },
+	extra: { gated: boolean; ruleId: RuleId; uncoversKeys?: boolean },
 ): Row<FieldPreprocessor> {
 	return {
-		ruleId: (preprocessor) => extra.ruleId ?? `preprocess.${preprocessor.kind}`,
+		ruleId: () => extra.ruleId,
 		gated: extra.gated,
+		uncoversKeys: extra.uncoversKeys === true,
 		segments: (preprocessor) => parseSelector(preprocessor.selector),
 		mayChange: (preprocessor) => {
 			const apply = transform(preprocessor);
@@ -80,6 +87,7 @@ const ROWS: { readonly [K in Preprocessor["kind"]]: Row<PreprocessorOf<K>> } = {
 	alias: {
 		ruleId: () => RULE.exactAlias,
 		gated: false,
+		uncoversKeys: false,
 		segments: (preprocessor) => aliasTarget(preprocessor)?.parent ?? [],
 		mayChange: (preprocessor) => {
 			const target = aliasTarget(preprocessor);
@@ -104,6 +112,7 @@ const ROWS: { readonly [K in Preprocessor["kind"]]: Row<PreprocessorOf<K>> } = {
 	structural: {
 		ruleId: (preprocessor) => preprocessor.ruleId,
 		gated: false,
+		uncoversKeys: false,
 		segments: (preprocessor) => parseSelector(preprocessor.selector),
 		mayChange: (preprocessor) => preprocessor.applies ?? (() => true),
 		// The owner's function may mutate what it is given; it gets a copy, never caller data.
@@ -112,22 +121,32 @@ const ROWS: { readonly [K in Preprocessor["kind"]]: Row<PreprocessorOf<K>> } = {
 	"filesystem-path": fieldRow(
 		() => (value) => (typeof value === "string" ? unwrapMarkdownAutoLinks(value) : value),
 		() => mayHoldAutoLink,
-		{ gated: false },
+		{ gated: false, ruleId: RULE.filesystemPath },
 	),
 	"filesystem-path-array": fieldRow(
 		() => unwrapPathArray,
 		() => (value) => Array.isArray(value) && value.some(mayHoldAutoLink),
-		{ gated: false },
+		{ gated: false, ruleId: RULE.filesystemPathArray },
 	),
 	"string-or-array": fieldRow(
 		// A list literal, broken or Python-style, is never a lone item.
 		() => (value) => (typeof value === "string" && !readsAsListLiteral(value) ? [value] : value),
 		() => (value) => typeof value === "string" && !readsAsListLiteral(value),
-		{ gated: false },
+		{ gated: false, ruleId: RULE.stringOrArray },
 	),
-	scalar: fieldRow((preprocessor) => scalarTransform(preprocessor.scalarType), changedBy, { gated: false }),
-	// Recognised, and deliberately a no-op: no transform, so it compiles to no step.
-	glob: fieldRow(() => undefined, changedBy, { gated: false }),
+	scalar: fieldRow((preprocessor) => scalarTransform(preprocessor.scalarType), changedBy, {
+		gated: false,
+		ruleId: RULE.scalar,
+	}),
+	// Recognised, and deliberately a no-op: it never writes, so it compiles to no step and carries no rule ID.
+	glob: {
+		ruleId: () => "",
+		gated: false,
+		uncoversKeys: false,
+		segments: () => [],
+		mayChange: () => () => false,
+		rewrite: () => undefined,
+	},
 	"anchor-bleed": fieldRow(
 		() => (value) => (typeof value === "string" ? stripAnchors(value) : value),
 		() => mayHoldAnchors,
@@ -139,7 +158,7 @@ const ROWS: { readonly [K in Preprocessor["kind"]]: Row<PreprocessorOf<K>> } = {
 	"grammar-tokens": fieldRow(
 		(preprocessor) => (value) => stripGrammarTokens(value, preprocessor.contentKeys ?? []),
 		(_preprocessor, transform) => (value) => mayHoldTokenLeak(value) && transform(value) !== value,
-		{ gated: true, ruleId: RULE.stripGrammarTokenLeak },
+		{ gated: true, ruleId: RULE.stripGrammarTokenLeak, uncoversKeys: true },
 	),
 };
 
