@@ -213,7 +213,10 @@ function decide(input: unknown, config: RepairPipelineConfig, plan: Plan): Downs
 	// O(size) pre-checks gives the same outcome at no cost.
 	if (isPlainObject(input)) {
 		// Repair work on a plain object has the envelope's bounds; a call that is valid as sent has none.
-		if (!check(config.schema, judge(input, config)) && !withinEnvelopeLimits(input, config.limits ?? {})) {
+		if (
+			!check(config.schema, withoutSampledNulls(input, config)) &&
+			!withinEnvelopeLimits(input, config.limits ?? {})
+		) {
 			return tooLargeToRepair(config, input);
 		}
 		return shapePrimary(input, downstream(input, [], config, plan));
@@ -253,7 +256,7 @@ function downstream(
 
 	const observations: RepairObservation[] = [];
 	const preprocessed = preprocess(shim.value, config, plan, changes, observations);
-	const run = finish(judge(preprocessed, config), changes, observations, config, plan);
+	const run = finish(withoutSampledNulls(preprocessed, config), changes, observations, config, plan);
 	for (const observation of observations) notify(config, config.onObservation, observation);
 	return run;
 }
@@ -302,7 +305,7 @@ function observe(
 }
 
 /** Under strict sampling, a null at an optional property is the wire form of "omitted", and judged so. */
-function judge(value: unknown, config: RepairPipelineConfig): unknown {
+function withoutSampledNulls(value: unknown, config: RepairPipelineConfig): unknown {
 	return config.strictSampling === true ? withoutOmittedNulls(config.schema, value) : value;
 }
 
@@ -367,7 +370,7 @@ function revisit(
 	observations: RepairObservation[],
 ): { value: unknown; changes: RepairChange[] } | undefined {
 	const changes: RepairChange[] = [];
-	const value = judge(preprocess(args, config, plan, changes, observations), config);
+	const value = withoutSampledNulls(preprocess(args, config, plan, changes, observations), config);
 	return value === args ? undefined : { value, changes };
 }
 

@@ -34,7 +34,7 @@ describe("summarizeIssues", () => {
 });
 
 describe("failureFingerprint", () => {
-	it("matches the contract's FNV-1a test vector", () => {
+	it("matches the published FNV-1a test vector", () => {
 		expect(fnv1a("read::(root)|required|path")).toBe("c888829a");
 		expect(failureFingerprint("read", [requiredPath])).toBe("c888829a");
 	});

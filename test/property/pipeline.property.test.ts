@@ -1,6 +1,6 @@
 /**
  * Properties of runRepairPipeline over generated tool calls for every
- * built-in table (core-contract §3.10 and §7).
+ * built-in table.
  */
 
 import { createEditToolDefinition } from "@earendil-works/pi-coding-agent";
@@ -89,7 +89,7 @@ describe("pipeline properties", () => {
 		);
 	});
 
-	it("never completes a call whose text ends inside a string (decisions §4.1)", () => {
+	it("never completes a call whose text ends inside a string", () => {
 		const cut = fc
 			.tuple(builtinToolName, fc.string({ minLength: 1, maxLength: 20 }), fc.nat())
 			.map(([tool, value, at]) => {

@@ -1,5 +1,5 @@
 /**
- * The schema-repair engine (pipeline stages 5–6, core-contract §3.6).
+ * The schema-repair engine (pipeline stages 5–6).
  *
  * Order: configured path-field auto-link cleanup, the strict fast path, the
  * failure record (the original issues, never recomputed), root repairs,
