@@ -171,9 +171,10 @@ function validPathTest(
 export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {
 	const { input, config } = options;
 	let policy: RepairPolicy = PLAIN_POLICIES.adaptive;
-	let result: DownstreamResult;
+	let plan: Plan | undefined;
+	let planError: unknown;
 	try {
-		const plan = planFor(config);
+		plan = planFor(config);
 		policy = plan.policy;
 		if (isPlainObject(input) && plan.validAsSent(input)) {
 			const valid: RepairPipelineResult = {
@@ -186,11 +187,21 @@ export function runRepairPipeline(options: { input: unknown; config: RepairPipel
 			notify(config, config.onOutcome, valid);
 			return valid;
 		}
-		result = decide(input, config, plan);
+	} catch (error) {
+		// Only a broken schema can make the plan throw.
+		plan = undefined;
+		planError = error;
+	}
+	const contained: ContainedErrorLabel[] = [];
+	const run = recordingContainment(config, contained);
+	let result: DownstreamResult;
+	try {
+		if (plan === undefined) throw planError;
+		result = decide(input, run, plan);
 	} catch (error) {
 		// Only input outside the JSON domain (functions, cycles) or a broken schema can make a stage throw: fail closed.
-		contain(config, "pipeline", error);
-		result = failed(config, input, []);
+		contain(run, "pipeline", error);
+		result = failed(run, input, []);
 	}
 	// Key order of the public result is fixed for readers of logs and snapshots.
 	const shaped: RepairPipelineResult = {
@@ -203,8 +214,20 @@ export function runRepairPipeline(options: { input: unknown; config: RepairPipel
 	if (result.issueSummary !== undefined) shaped.issueSummary = result.issueSummary;
 	if (result.fingerprint !== undefined) shaped.fingerprint = result.fingerprint;
 	if (result.retryMessage !== undefined) shaped.retryMessage = result.retryMessage;
-	notify(config, config.onOutcome, shaped);
+	if (contained.length > 0) shaped.containedErrors = [...contained];
+	notify(run, run.onOutcome, shaped);
 	return shaped;
+}
+
+/** `config` for one run: every contained error is still reported to its owner, and its label listed for the result. */
+function recordingContainment(config: RepairPipelineConfig, labels: ContainedErrorLabel[]): RepairPipelineConfig {
+	return {
+		...config,
+		onContainedError: (label, error) => {
+			labels.push(label);
+			config.onContainedError?.(label, error);
+		},
+	};
 }
 
 function decide(input: unknown, config: RepairPipelineConfig, plan: Plan): DownstreamResult {
@@ -315,6 +338,7 @@ function runEngine(value: unknown, config: RepairPipelineConfig): EngineResult {
 		schema: config.schema,
 		toolName: config.toolName,
 		config: config.legacyConfig ?? {},
+		onStructuralThrow: (error) => contain(config, "structural-repair", error),
 	});
 }
 

@@ -718,6 +718,61 @@ describe("input outside the JSON domain", () => {
 	});
 });
 
+describe("a contained internal error is reported and listed in the result, never silent", () => {
+	it("lists the pipeline boundary for input outside the JSON domain, and reports it once", () => {
+		const withFunction = { file_path: "/a", run: () => 1 };
+		const reported: string[] = [];
+		const result = builtin("read", withFunction, { onContainedError: (label) => reported.push(label) });
+		expect(result.outcome).toBe("unrepairable");
+		expect(result.containedErrors).toEqual(reported);
+		expect(reported).toContain("pipeline");
+	});
+
+	it("lists a throwing owner shim; the call is judged as it came", () => {
+		const result = builtin(
+			"read",
+			{ file_path: "/a" },
+			{
+				ownerPrepareArguments: () => {
+					throw new Error("owner bug");
+				},
+			},
+		);
+		expect(result.outcome).toBe("repaired");
+		expect(result.args).toEqual({ path: "/a" });
+		expect(result.containedErrors).toEqual(["owner-shim"]);
+	});
+
+	it("lists a throwing structural repair of the engine; the other repairs still run", () => {
+		const schema = Type.Object({ path: Type.String() });
+		const result = custom(
+			schema,
+			{ file_path: "/a" },
+			{
+				legacyConfig: {
+					fieldAliases: { path: ["file_path"] },
+					structural: [
+						{
+							name: "ownerStructural",
+							apply: () => {
+								throw new Error("owner bug");
+							},
+						},
+					],
+				},
+			},
+		);
+		expect(result.outcome).toBe("repaired");
+		expect(result.args).toEqual({ path: "/a" });
+		expect(result.containedErrors).toEqual(["structural-repair"]);
+	});
+
+	it("has no list when nothing was contained", () => {
+		expect(Object.hasOwn(builtin("read", { path: "/a" }), "containedErrors")).toBe(false);
+		expect(Object.hasOwn(builtin("read", { file_path: "/a" }), "containedErrors")).toBe(false);
+	});
+});
+
 describe("result shape", () => {
 	it("reports the resolved policy name, adaptive by default", () => {
 		expect(custom(pathSchema, { path: "/a" }).policy).toBe("adaptive");

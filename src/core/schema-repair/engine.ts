@@ -57,6 +57,8 @@ export interface EngineOptions {
 	schema: TSchema;
 	toolName: string;
 	config?: ToolRepairConfig;
+	/** Hears a configured structural repair's throw; that repair is then skipped and the others still run. */
+	onStructuralThrow?: (error: unknown) => void;
 }
 
 export function runSchemaRepair(options: EngineOptions): EngineResult {
@@ -85,18 +87,16 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 		}
 	}
 	if (!isRecord(current)) return fail();
-	let work: Record<string, unknown>;
-	try {
-		work = owned ? current : cloneJson(current);
-	} catch {
-		return fail();
-	}
+	// A value outside the JSON domain (a function, a cycle) makes the copy throw, for the pipeline's boundary to contain.
+	const work: Record<string, unknown> = owned ? current : cloneJson(current);
 
 	for (const repair of config.structural ?? []) {
 		let note: string | false;
 		try {
 			note = repair.apply(work, toolName);
-		} catch {
+		} catch (error) {
+			// A configured repair is code outside this engine: its throw is reported and the call judged without it.
+			options.onStructuralThrow?.(error);
 			note = false;
 		}
 		if (typeof note === "string" && note !== "") changes.push({ ruleId: repair.name, note });
