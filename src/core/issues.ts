@@ -8,6 +8,7 @@
 import type { TSchema } from "typebox";
 import { pointerSegments, valueAtSegments } from "./json-pointer.ts";
 import { isRecord } from "./json-value.ts";
+import { propertiesOf, requiredOf, type SchemaNode, typeList, unionBranches } from "./schema-shape.ts";
 import type { ValidationIssue } from "./types.ts";
 
 /** Retry messages list at most this many issues. */
@@ -211,8 +212,8 @@ const MAX_UNEXPECTED_KEYS = 8;
 
 /** The received object's top-level keys the schema does not declare, quoted, or `undefined` when none. */
 function unexpectedKeys(schema: unknown, received: unknown): string | undefined {
-	if (!isRecord(schema) || !isRecord(schema.properties) || !isRecord(received)) return undefined;
-	const declared = schema.properties;
+	const declared = propertiesOf(schema);
+	if (declared === undefined || !isRecord(received)) return undefined;
 	const extra = Object.keys(received).filter((key) => !Object.hasOwn(declared, key));
 	if (extra.length === 0) return undefined;
 	const named = extra.slice(0, MAX_UNEXPECTED_KEYS).map((key) => JSON.stringify(prefixOf(key, 64)));
@@ -230,36 +231,37 @@ const MAX_SHAPE_DEPTH = 4;
  */
 export function describeExpectedShape(schema: TSchema): string {
 	const node = schema as unknown;
-	if (!isRecord(node) || !isRecord(node.properties)) return `- (arguments): ${describeType(node, 0)}`;
-	const required = requiredSet(node);
+	const properties = propertiesOf(node);
+	if (properties === undefined) return `- (arguments): ${describeType(node, 0)}`;
+	const required = requiredOf(node as SchemaNode);
 	const lines: string[] = [];
-	for (const [name, child] of Object.entries(node.properties)) {
+	for (const [name, child] of Object.entries(properties)) {
 		lines.push(`- ${name}: ${describeType(child, 1)} (${required.has(name) ? "required" : "optional"})`);
 	}
 	return lines.length === 0 ? "- (arguments): object with no declared fields" : lines.join("\n");
-}
-
-function requiredSet(node: Record<string, unknown>): Set<string> {
-	return new Set(Array.isArray(node.required) ? node.required.filter((k): k is string => typeof k === "string") : []);
 }
 
 function describeType(node: unknown, depth: number): string {
 	if (!isRecord(node)) return "any";
 	if (Object.hasOwn(node, "const")) return describeLiteral(node.const);
 	if (Array.isArray(node.enum)) return node.enum.map(describeLiteral).join(" | ");
-	const union = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
+	const union = unionBranches(node);
 	if (union !== undefined) return union.map((branch) => describeType(branch, depth)).join(" | ");
 	if (Array.isArray(node.allOf)) return node.allOf.map((part) => describeType(part, depth)).join(" & ");
 	const type = node.type;
-	if (Array.isArray(type)) return type.map((t) => describeType({ ...node, type: t }, depth)).join(" | ");
+	if (Array.isArray(type))
+		return typeList(type)
+			.map((t) => describeType({ ...node, type: t }, depth))
+			.join(" | ");
 	if (type === "array" || (type === undefined && node.items !== undefined)) {
 		return isRecord(node.items) ? `array of ${describeType(node.items, depth + 1)}` : "array";
 	}
-	if (type === "object" || (type === undefined && isRecord(node.properties))) {
-		if (!isRecord(node.properties)) return "object";
+	const properties = propertiesOf(node);
+	if (type === "object" || (type === undefined && properties !== undefined)) {
+		if (properties === undefined) return "object";
 		if (depth >= MAX_SHAPE_DEPTH) return "{…}";
-		const required = requiredSet(node);
-		const fields = Object.entries(node.properties).map(
+		const required = requiredOf(node);
+		const fields = Object.entries(properties).map(
 			([name, child]) => `${name}${required.has(name) ? "" : "?"}: ${describeType(child, depth + 1)}`,
 		);
 		return `{${fields.join(", ")}}`;

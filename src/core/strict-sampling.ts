@@ -8,9 +8,7 @@
  */
 import type { TSchema } from "typebox";
 import { defineOwn, isRecord, shallowCopyRecord } from "./json-value.ts";
-
-// Schemas are finite trees, but a hostile recursive one must not hang the walk.
-const MAX_SCHEMA_DEPTH = 64;
+import { MAX_SCHEMA_DEPTH, propertiesOf, requiredOf } from "./schema-shape.ts";
 
 /**
  * The valid path's test: `false` only when `value` holds no null at all, so
@@ -50,14 +48,14 @@ export function withoutOmittedNulls(schema: TSchema, value: unknown): unknown {
 function strip(schema: unknown, value: unknown, depth: number): unknown {
 	if (!isRecord(schema) || depth > MAX_SCHEMA_DEPTH || typeof value !== "object" || value === null) return value;
 	if (Array.isArray(value)) return stripItems(schema, value, depth);
-	const properties = isRecord(schema.properties) ? schema.properties : undefined;
+	const properties = propertiesOf(schema);
 	if (properties === undefined) return value;
-	const required: unknown[] = Array.isArray(schema.required) ? schema.required : [];
+	const required = requiredOf(schema);
 	let out: Record<string, unknown> | undefined;
 	for (const key of Object.keys(value)) {
 		if (!Object.hasOwn(properties, key)) continue;
 		const before = (value as Record<string, unknown>)[key];
-		if (before === null && !required.includes(key)) {
+		if (before === null && !required.has(key)) {
 			out ??= shallowCopyRecord(value as Record<string, unknown>);
 			delete out[key];
 			continue;
