@@ -7,7 +7,7 @@
  */
 import type { TSchema } from "typebox";
 import { pointerSegments, valueAtSegments } from "./json-pointer.ts";
-import { isRecord } from "./json-value.ts";
+import { isRecord, tryStringify } from "./json-value.ts";
 import { propertiesOf, requiredOf, type SchemaNode, typeList, unionBranches } from "./schema-shape.ts";
 import type { ValidationIssue } from "./types.ts";
 
@@ -54,35 +54,39 @@ export function failureFingerprint(toolName: string, issues: readonly Validation
 }
 
 function renderReceived(value: unknown): string {
-	let text: string | undefined;
-	try {
-		text = boundedJson(value, MAX_RECEIVED_LENGTH + 1);
-	} catch {
-		text = undefined;
-	}
-	if (text === undefined) {
-		try {
-			text = String(value);
-		} catch {
-			text = "[unprintable value]";
-		}
-	}
+	const text = boundedJson(value, MAX_RECEIVED_LENGTH + 1) ?? printable(value);
 	return text.length > MAX_RECEIVED_LENGTH ? `${text.slice(0, MAX_RECEIVED_LENGTH)}…` : text;
+}
+
+/** `String(value)`, or a placeholder for a value whose own conversion throws (it is the model's data, not ours). */
+function printable(value: unknown): string {
+	try {
+		return String(value);
+	} catch {
+		return "[unprintable value]";
+	}
 }
 
 /**
  * `JSON.stringify(value)`, except that once `budget` characters exist the
  * rest is left out: the first `budget` characters are identical, but a 1 MB
  * value costs no more than a small one. Anything outside plain JSON (a
- * `toJSON` method, a BigInt) takes the full `JSON.stringify` path.
+ * `toJSON` method, a BigInt) takes the full `JSON.stringify` path;
+ * `undefined` when there is no JSON text at all (a cycle, a BigInt).
  */
 export function boundedJson(value: unknown, budget: number): string | undefined {
 	const parts: string[] = [];
 	let length = 0;
+	let plain = true;
 	const emit = (text: string): boolean => {
 		parts.push(text);
 		length += text.length;
 		return length < budget;
+	};
+	// `false` stops the walk: the budget is spent, or the value is not plain JSON (then `plain` says so).
+	const notPlain = (): boolean => {
+		plain = false;
+		return false;
 	};
 	const write = (node: unknown, inArray: boolean): boolean => {
 		if (node === null) return emit("null");
@@ -100,9 +104,9 @@ export function boundedJson(value: unknown, budget: number): string | undefined 
 			case "object":
 				break;
 			case "bigint":
-				throw new TypeError("not plain JSON");
+				return notPlain();
 		}
-		if (typeof (node as { toJSON?: unknown }).toJSON === "function") throw new TypeError("not plain JSON");
+		if (typeof (node as { toJSON?: unknown }).toJSON === "function") return notPlain();
 		if (Array.isArray(node)) {
 			if (!emit("[")) return false;
 			for (let index = 0; index < node.length; index++) {
@@ -124,12 +128,8 @@ export function boundedJson(value: unknown, budget: number): string | undefined 
 		return emit("}");
 	};
 	if (value === undefined || typeof value === "function" || typeof value === "symbol") return undefined;
-	try {
-		write(value, false);
-	} catch {
-		return JSON.stringify(value);
-	}
-	return parts.join("");
+	write(value, false);
+	return plain ? parts.join("") : tryStringify(value);
 }
 
 /** The first `count` code units of `text` (at least one), never ending inside a surrogate pair. */

@@ -42,6 +42,15 @@ export function shallowCopyRecord(value: Record<string, unknown>): Record<string
 	return out;
 }
 
+/** `JSON.stringify(value)`, or `undefined` when it throws (a cycle, a BigInt, a throwing `toJSON`). */
+export function tryStringify(value: unknown): string | undefined {
+	try {
+		return JSON.stringify(value);
+	} catch {
+		return undefined;
+	}
+}
+
 /** The JSON value of `text`, or `undefined` when it does not parse (no JSON text parses to `undefined`). */
 export function tryParse(text: string): unknown {
 	try {
