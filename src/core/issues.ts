@@ -6,6 +6,7 @@
  * failure repeats.
  */
 import type { TSchema } from "typebox";
+import { numberFromDecimalText } from "./convert.ts";
 import { pointerSegments, valueAtSegments } from "./json-pointer.ts";
 import { isRecord, tryStringify } from "./json-value.ts";
 import { propertiesOf, requiredOf, type SchemaNode, typeList, unionBranches } from "./schema-shape.ts";
@@ -202,6 +203,12 @@ function refusedConversion(issue: ValidationIssue, received: unknown): string | 
 	}
 	if (typeof value === "string" && (type === "number" || type === "integer")) {
 		const quoted = JSON.stringify(prefixOf(value, MAX_QUOTED_TEXT));
+		const decimal = numberFromDecimalText(value);
+		if (decimal !== undefined) {
+			// Text the layer converts was not what sank the call: the validator's words stand.
+			if (type === "number" || Number.isInteger(decimal)) return undefined;
+			return `${field} must be an integer; the layer does not round ${quoted} — send the whole number you meant`;
+		}
 		return `${field} must be ${article}; the layer reads only plain decimal text such as "16" as a number, not ${quoted} — send the number you meant`;
 	}
 	return undefined;

@@ -11,7 +11,7 @@ import {
 } from "../../src/core/issues.ts";
 import type { ValidationIssue } from "../../src/core/types.ts";
 import { issues } from "../../src/core/validator.ts";
-import { builtin } from "../support/pipeline-helpers.ts";
+import { builtin, custom } from "../support/pipeline-helpers.ts";
 
 const requiredPath: ValidationIssue = {
 	keyword: "required",
@@ -218,6 +218,21 @@ describe("a refused conversion is named in a sentence the model can act on", () 
 				`  • /limit: \`limit\` must be a number; the layer reads only plain decimal text such as "16" as a number, not ${JSON.stringify(text)} — send the number you meant`,
 			);
 		}
+	});
+
+	it("never blames decimal text the layer would convert, when another field sank the call", () => {
+		const message = builtin("read", { path: true, limit: "7", offset: "2.5" }).retryMessage ?? "";
+		expect(message).toContain("  • /limit: must be number");
+		expect(message).toContain("  • /offset: must be number");
+		expect(message).not.toContain("plain decimal text");
+	});
+
+	it("says a fraction is not rounded into an integer", () => {
+		const schema = Type.Object({ count: Type.Integer() });
+		const message = custom(schema, { count: "2.5" }).retryMessage?.split("\n")[1];
+		expect(message).toBe(
+			'  • /count: `count` must be an integer; the layer does not round "2.5" — send the whole number you meant',
+		);
 	});
 
 	it("says a null is not a value for a required parameter", () => {
