@@ -5,7 +5,6 @@
  * bash's tables. Data only; the behaviour lives in the preprocessing stage
  * and the schema-repair engine.
  */
-import { isRecord } from "./clone.ts";
 import {
 	canFoldFlatEditFields,
 	foldFlatEditFieldsPreprocessor,
@@ -13,6 +12,7 @@ import {
 	NEW_TEXT_ALIASES,
 	OLD_TEXT_ALIASES,
 } from "./edit-fold.ts";
+import { isRecord } from "./json-value.ts";
 import { RULE } from "./rule-ids.ts";
 import type { Preprocessor, StructuralPreprocessor, ToolRepairConfig } from "./types.ts";
 

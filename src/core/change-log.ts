@@ -45,7 +45,7 @@ function shortened(change: RepairChange): RepairChange {
 }
 
 /** `changes` with identical entries merged and counted; the input itself when nothing repeats. */
-export function condenseChanges(changes: RepairChange[]): RepairChange[] {
+export function condenseChanges(changes: readonly RepairChange[]): readonly RepairChange[] {
 	const identical = groupBy(changes, (change) => `${change.ruleId}\u0000${change.stage}\u0000${change.note}`);
 	if (identical.length <= MAX_REPORTED_CHANGES) {
 		const condensed = identical.map((group) => counted(group, false));

@@ -7,11 +7,10 @@
  * An own `__proto__` key is kept as an inert data property: a copy must never
  * acquire a prototype chosen by model output.
  */
+import { defineOwn } from "./json-value.ts";
 
-/** A non-null object that is not an array. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+// The extension reads records with the same test; it has one home, in json-value.ts.
+export { isRecord } from "./json-value.ts";
 
 /**
  * Deep-copies arrays and records; primitives are returned as they are.
@@ -21,15 +20,22 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * once per occurrence.
  */
 export function cloneJson<T>(value: T): T {
-	return copyValue(value, new Set<object>()) as T;
+	return copyValue(value, new Set<object>(), false) as T;
 }
 
-function copyValue(value: unknown, ancestors: Set<object>): unknown {
-	if (typeof value === "function") {
-		throw new TypeError("cloneJson: functions cannot be cloned");
-	}
-	if (typeof value === "symbol") {
-		throw new TypeError("cloneJson: symbols cannot be cloned");
+/**
+ * The same copy with every record's keys in `localeCompare` order, for a
+ * key-order-insensitive serialization; functions and symbols are kept for
+ * `JSON.stringify` to drop as it always does.
+ */
+export function cloneJsonSorted(value: unknown): unknown {
+	return copyValue(value, new Set<object>(), true);
+}
+
+function copyValue(value: unknown, ancestors: Set<object>, sorted: boolean): unknown {
+	if (typeof value === "function" || typeof value === "symbol") {
+		if (sorted) return value;
+		throw new TypeError(`cloneJson: ${typeof value}s cannot be cloned`);
 	}
 	if (typeof value !== "object" || value === null) {
 		return value;
@@ -42,29 +48,19 @@ function copyValue(value: unknown, ancestors: Set<object>): unknown {
 		if (Array.isArray(value)) {
 			const out: unknown[] = new Array(value.length);
 			for (let index = 0; index < value.length; index++) {
-				out[index] = copyValue(value[index], ancestors);
+				out[index] = copyValue(value[index], ancestors, sorted);
 			}
 			return out;
 		}
 		const out: Record<string, unknown> = {};
-		for (const key of Object.keys(value)) {
-			defineOwn(out, key, copyValue((value as Record<string, unknown>)[key], ancestors));
+		const keys = Object.keys(value);
+		if (sorted) keys.sort((a, b) => a.localeCompare(b));
+		for (const key of keys) {
+			defineOwn(out, key, copyValue((value as Record<string, unknown>)[key], ancestors, sorted));
 		}
 		return out;
 	} finally {
 		ancestors.delete(value);
-	}
-}
-
-/**
- * Sets `key` as an own enumerable data property. Plain assignment would route
- * `__proto__` through the prototype setter; defining the property never does.
- */
-export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-	if (key === "__proto__") {
-		Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-	} else {
-		target[key] = value;
 	}
 }
 

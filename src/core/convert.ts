@@ -16,24 +16,27 @@
  * Copy-on-write: the same reference comes back when nothing changed.
  */
 import type { TSchema } from "typebox";
-import { defineOwn, isRecord } from "./clone.ts";
+import { defineOwn, isRecord, shallowCopyRecord } from "./json-value.ts";
+import {
+	MAX_SCHEMA_DEPTH,
+	matchesAnyType,
+	propertiesOf,
+	type SchemaNode,
+	typeList,
+	unionBranches,
+} from "./schema-shape.ts";
 import { check } from "./validator.ts";
-
-type SchemaNode = Record<string, unknown>;
 
 /** Converts `value` towards `schema`; returns `value` itself when no conversion applies. */
 export function convertToSchema(schema: TSchema, value: unknown): unknown {
 	return convertNode(schema, value, 0);
 }
 
-// Schemas are finite trees, but a hostile recursive one must not hang the walk.
-const MAX_SCHEMA_DEPTH = 64;
-
 function convertNode(schema: unknown, value: unknown, depth: number): unknown {
 	if (!isRecord(schema) || depth > MAX_SCHEMA_DEPTH) return value;
 	const node = schema as SchemaNode;
 	let current = value;
-	const union = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
+	const union = unionBranches(node);
 	if (union !== undefined) current = convertUnion(union, current, depth);
 	if (Array.isArray(node.allOf)) {
 		for (const part of node.allOf) current = convertNode(part, current, depth + 1);
@@ -56,11 +59,6 @@ function convertUnion(branches: readonly unknown[], value: unknown, depth: numbe
 	return value;
 }
 
-function typeList(type: unknown): readonly unknown[] {
-	if (Array.isArray(type)) return type;
-	return type === undefined ? [] : [type];
-}
-
 function convertScalar(type: unknown, value: unknown): unknown {
 	const types = typeList(type);
 	if (types.length === 0 || matchesAnyType(types, value)) return value;
@@ -69,35 +67,6 @@ function convertScalar(type: unknown, value: unknown): unknown {
 		if (converted !== undefined) return converted;
 	}
 	return value;
-}
-
-function matchesAnyType(types: readonly unknown[], value: unknown): boolean {
-	for (const type of types) {
-		if (jsonTypeMatches(type, value)) return true;
-	}
-	return false;
-}
-
-/** True when `value` has the JSON type named by `type`. */
-export function jsonTypeMatches(type: unknown, value: unknown): boolean {
-	switch (type) {
-		case "string":
-			return typeof value === "string";
-		case "number":
-			return typeof value === "number";
-		case "integer":
-			return typeof value === "number" && Number.isInteger(value);
-		case "boolean":
-			return typeof value === "boolean";
-		case "null":
-			return value === null;
-		case "array":
-			return Array.isArray(value);
-		case "object":
-			return isRecord(value);
-		default:
-			return false;
-	}
 }
 
 /** The converted scalar, or `undefined` when no allowed conversion exists. */
@@ -144,7 +113,7 @@ export function decimalText(value: number): string | undefined {
 }
 
 function convertObject(node: SchemaNode, value: Record<string, unknown>, depth: number): Record<string, unknown> {
-	const properties = isRecord(node.properties) ? node.properties : undefined;
+	const properties = propertiesOf(node);
 	const patterns = patternSchemas(node.patternProperties);
 	const additional = isRecord(node.additionalProperties) ? node.additionalProperties : undefined;
 	if (properties === undefined && patterns.length === 0 && additional === undefined) return value;
@@ -193,11 +162,4 @@ function convertArray(node: SchemaNode, value: readonly unknown[], depth: number
 		out[index] = after;
 	}
 	return out ?? value;
-}
-
-/** A one-level copy of a record's own enumerable keys, `__proto__` kept inert. */
-export function shallowCopyRecord(value: Record<string, unknown>): Record<string, unknown> {
-	const out: Record<string, unknown> = {};
-	for (const key of Object.keys(value)) defineOwn(out, key, value[key]);
-	return out;
 }

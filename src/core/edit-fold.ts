@@ -7,8 +7,8 @@
  * always names `edit`). Also owns the old/new alias lists the fold and the
  * built-in tables share.
  */
-import { defineOwn, isRecord } from "./clone.ts";
-import { shallowCopyRecord } from "./convert.ts";
+
+import { defineOwn, isRecord, shallowCopyRecord } from "./json-value.ts";
 import { RULE } from "./rule-ids.ts";
 import { foldFlatEditFieldsNote } from "./schema-repair/notes.ts";
 import type { StructuralRepair } from "./types.ts";

@@ -1,3 +1,5 @@
+import { defineOwn, isRecord } from "./json-value.ts";
+
 /**
  * Flattened keys: some models spell a nested argument as path-named keys on
  * its parent (`"edits[0].oldText": …, "edits[0].newText": …`, or `"opts.mode": …`)
@@ -7,7 +9,6 @@
  * place that is both a leaf and a container, an index with leading zeros, or
  * array indices that do not run 0, 1, 2, … without a hole.
  */
-import { defineOwn, isRecord } from "./clone.ts";
 
 type Segment = string | number;
 

@@ -24,14 +24,10 @@ export {
 	REPAIR_CONFIGS,
 } from "./builtin-tables.ts";
 export { canFoldFlatEditFields, foldFlatEditFields, foldFlatEditFieldsPreprocessor } from "./edit-fold.ts";
-export {
-	escapeJsonStringControlCharacters,
-	isPlainObject,
-	recoverEnvelope,
-	truncatedEnvelopeChange,
-} from "./envelope.ts";
+export { escapeJsonStringControlCharacters, recoverEnvelope, truncatedEnvelopeChange } from "./envelope.ts";
 export { repairToolInput } from "./facade.ts";
 export { describeExpectedShape, failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
+export { isPlainObject } from "./json-value.ts";
 export { RepairLifecycle } from "./lifecycle.ts";
 export { DEFAULT_ENVELOPE_LIMITS } from "./limits.ts";
 export { unwrapMarkdownAutoLinks } from "./markdown-links.ts";

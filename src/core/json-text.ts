@@ -12,6 +12,7 @@
  * command or read it as a path. The only framing that is undone is exactly one
  * enclosing markdown fence or one quoting layer around a complete JSON object.
  */
+import { tryParse } from "./json-value.ts";
 import { readsAsListLiteral } from "./list-literal.ts";
 
 // How many layers of JSON string encoding are looked through when deciding whether a root string is JSON.
@@ -24,15 +25,6 @@ const LEADING_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,15}:?(?=[\s{[])/;
 const MAX_PREFIX_WORDS = 4;
 const LEADING_TAG = /^<[^<>\n]{1,64}>/;
 const FENCE_OPENING = /^(?:`{3,}|~{3,})[^\n`]*(?:\n|$)/;
-
-/** The JSON value of `text`, or `undefined` when it does not parse (no JSON text parses to `undefined`). */
-export function tryParse(text: string): unknown {
-	try {
-		return JSON.parse(text) as unknown;
-	} catch {
-		return undefined;
-	}
-}
 
 /** True for whitespace, zero-width and other format characters, and control characters. */
 function isInvisible(char: string): boolean {

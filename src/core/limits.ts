@@ -1,7 +1,7 @@
 /**
  * The bounds of the envelope stage.
  *
- * The numbers are part of the contract; `resolveLimits` is the single place
+ * The numbers are part of the public API; `resolveLimits` is the single place
  * that merges caller overrides over them, so every stage sees the same values.
  */
 import type { EnvelopeLimits, RepairPipelineLimits } from "./types.ts";

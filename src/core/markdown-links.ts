@@ -8,6 +8,11 @@
  * no input makes it quadratic.
  */
 
+/** Cheap and conservative: only a string holding `](http` can hold an auto-link {@link unwrapMarkdownAutoLinks} reduces. */
+export function mayHoldAutoLink(value: unknown): boolean {
+	return typeof value === "string" && value.includes("](http");
+}
+
 /**
  * Replaces every `[TEXT](http://TEXT)` / `[TEXT](https://TEXT)` by `TEXT`.
  * TEXT excludes `]` and line feeds; the URL excludes `)` and whitespace; the

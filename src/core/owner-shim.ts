@@ -11,8 +11,6 @@ import { RULE } from "./rule-ids.ts";
 import { ownerShimNote } from "./schema-repair/notes.ts";
 import type { RepairChange } from "./types.ts";
 
-export const OWNER_SHIM_RULE_ID = RULE.ownerShim;
-
 export interface OwnerShimResult {
 	/** The adopted value: the caller's own value when the shim changed nothing. */
 	value: unknown;

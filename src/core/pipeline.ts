@@ -18,20 +18,24 @@
  */
 
 import { condenseChanges } from "./change-log.ts";
-import { cloneJson, isRecord } from "./clone.ts";
+import { cloneJson } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
-import {
-	decodeJsonNoteFor,
-	isPlainObject,
-	recoverEnvelope,
-	truncatedEnvelopeChange,
-	withinEnvelopeLimits,
-} from "./envelope.ts";
+import { recoverEnvelope, truncatedEnvelopeChange, withinEnvelopeLimits } from "./envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
+import { isPlainObject, isRecord } from "./json-value.ts";
 import { resolveLimits } from "./limits.ts";
+import { mayHoldAutoLink } from "./markdown-links.ts";
 import { applyOwnerShim } from "./owner-shim.ts";
 import { resolveRepairPolicy } from "./policy.ts";
-import { compilePreprocessPlan, type PreprocessPlan, planMayChange, runPreprocessPlan } from "./preprocess.ts";
+import {
+	anyOf,
+	compilePreprocessPlan,
+	type LocationTest,
+	type PreprocessPlan,
+	planMayChange,
+	runPreprocessPlan,
+	testsByLocation,
+} from "./preprocess.ts";
 import { RULE } from "./rule-ids.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
 import { convertScalarToSchemaTypeNote } from "./schema-repair/notes.ts";
@@ -74,6 +78,10 @@ interface Plan {
 	readonly validAsSent: (input: Record<string, unknown>) => boolean;
 }
 
+// A valid call's result shares these: nothing to report, and nothing to allocate on the hot path.
+const NO_CHANGES: readonly RepairChange[] = Object.freeze([]);
+const NO_OBSERVATIONS: readonly RepairObservation[] = Object.freeze([]);
+
 const compiledPlans = new WeakMap<RepairPipelineConfig, Plan>();
 
 function basisOf(config: RepairPipelineConfig): unknown[] {
@@ -107,6 +115,18 @@ function sameBasis(plan: Plan, config: RepairPipelineConfig): boolean {
 
 /** The plan of `config`, compiled on first use and again only when one of its fields changed. */
 export function planFor(config: RepairPipelineConfig): Plan {
+	// The last config asked for is the next one asked for on a run of calls to one tool: one compare, no map lookup.
+	if (config === lastConfig && lastPlan !== undefined && sameBasis(lastPlan, config)) return lastPlan;
+	const plan = cachedPlanFor(config);
+	lastConfig = config;
+	lastPlan = plan;
+	return plan;
+}
+
+let lastConfig: RepairPipelineConfig | undefined;
+let lastPlan: Plan | undefined;
+
+function cachedPlanFor(config: RepairPipelineConfig): Plan {
 	const cached = compiledPlans.get(config);
 	if (cached !== undefined && sameBasis(cached, config)) return cached;
 	const plan = compilePlan(config);
@@ -134,51 +154,54 @@ function validPathTest(
 	// Only the stages this config has: each answers "may change" cheaply, and any `true` sends the call the full way.
 	const mayChange: ((input: Record<string, unknown>) => boolean)[] = [];
 	if (config.ownerPrepareArguments !== undefined && ownerApplies !== undefined) mayChange.push(ownerApplies);
-	if (preprocess.steps.length > 0 || preprocess.unknownKinds.length > 0) mayChange.push(preprocess.mayChange);
+	// The engine cleans auto-links from its configured path fields: the same test as a path row's, asked once per field.
+	const pathFields: LocationTest[] = (config.legacyConfig?.pathFields ?? []).map((field) => ({
+		segments: [{ kind: "key", key: field }],
+		mayChange: mayHoldAutoLink,
+	}));
+	const located =
+		preprocess.unknownKinds.length > 0 ? preprocess.tests : testsByLocation([...preprocess.steps, ...pathFields]);
+	for (const test of located) mayChange.push(test);
 	if (config.strictSampling === true) mayChange.push(mayHoldOmittedNull);
-	const pathFields = config.legacyConfig?.pathFields ?? [];
-	if (pathFields.length > 0) mayChange.push((input) => pathFieldsMayChange(input, pathFields));
+	const anyMayChange = anyOf(mayChange);
 	const passes = checkerFor(config.schema);
-	return (input) => {
-		for (let index = 0; index < mayChange.length; index++) {
-			if ((mayChange[index] as (input: Record<string, unknown>) => boolean)(input)) return false;
-		}
-		return passes(input);
-	};
-}
-
-// The engine cleans auto-links from configured path fields; only a `](http` can start one.
-function pathFieldsMayChange(input: Record<string, unknown>, pathFields: readonly string[]): boolean {
-	for (const field of pathFields) {
-		const value = Object.hasOwn(input, field) ? input[field] : undefined;
-		if (typeof value === "string" && value.includes("](http")) return true;
-	}
-	return false;
+	return (input) => !anyMayChange(input) && passes(input);
 }
 
 export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {
 	const { input, config } = options;
 	let policy: RepairPolicy = PLAIN_POLICIES.adaptive;
-	let result: DownstreamResult;
+	let plan: Plan | undefined;
+	let planError: unknown;
 	try {
-		const plan = planFor(config);
+		plan = planFor(config);
 		policy = plan.policy;
 		if (isPlainObject(input) && plan.validAsSent(input)) {
 			const valid: RepairPipelineResult = {
 				outcome: "valid",
 				args: input,
 				policy: policy.profile,
-				changes: [],
-				observations: [],
+				changes: NO_CHANGES,
+				observations: NO_OBSERVATIONS,
 			};
 			notify(config, config.onOutcome, valid);
 			return valid;
 		}
-		result = decide(input, config, plan);
+	} catch (error) {
+		// Only a broken schema can make the plan throw.
+		plan = undefined;
+		planError = error;
+	}
+	const contained: ContainedErrorLabel[] = [];
+	const run = recordingContainment(config, contained);
+	let result: DownstreamResult;
+	try {
+		if (plan === undefined) throw planError;
+		result = decide(input, run, plan);
 	} catch (error) {
 		// Only input outside the JSON domain (functions, cycles) or a broken schema can make a stage throw: fail closed.
-		contain(config, "pipeline", error);
-		result = failed(config, input, []);
+		contain(run, "pipeline", error);
+		result = failed(run, input, []);
 	}
 	// Key order of the public result is fixed for readers of logs and snapshots.
 	const shaped: RepairPipelineResult = {
@@ -191,8 +214,20 @@ export function runRepairPipeline(options: { input: unknown; config: RepairPipel
 	if (result.issueSummary !== undefined) shaped.issueSummary = result.issueSummary;
 	if (result.fingerprint !== undefined) shaped.fingerprint = result.fingerprint;
 	if (result.retryMessage !== undefined) shaped.retryMessage = result.retryMessage;
-	notify(config, config.onOutcome, shaped);
+	if (contained.length > 0) shaped.containedErrors = [...contained];
+	notify(run, run.onOutcome, shaped);
 	return shaped;
+}
+
+/** `config` for one run: every contained error is still reported to its owner, and its label listed for the result. */
+function recordingContainment(config: RepairPipelineConfig, labels: ContainedErrorLabel[]): RepairPipelineConfig {
+	return {
+		...config,
+		onContainedError: (label, error) => {
+			labels.push(label);
+			config.onContainedError?.(label, error);
+		},
+	};
 }
 
 function decide(input: unknown, config: RepairPipelineConfig, plan: Plan): DownstreamResult {
@@ -201,7 +236,10 @@ function decide(input: unknown, config: RepairPipelineConfig, plan: Plan): Downs
 	// O(size) pre-checks gives the same outcome at no cost.
 	if (isPlainObject(input)) {
 		// Repair work on a plain object has the envelope's bounds; a call that is valid as sent has none.
-		if (!check(config.schema, judge(input, config)) && !withinEnvelopeLimits(input, config.limits ?? {})) {
+		if (
+			!check(config.schema, withoutSampledNulls(input, config)) &&
+			!withinEnvelopeLimits(input, config.limits ?? {})
+		) {
 			return tooLargeToRepair(config, input);
 		}
 		return shapePrimary(input, downstream(input, [], config, plan));
@@ -241,18 +279,19 @@ function downstream(
 
 	const observations: RepairObservation[] = [];
 	const preprocessed = preprocess(shim.value, config, plan, changes, observations);
-	const run = finish(judge(preprocessed, config), changes, observations, config, plan);
+	const run = finish(withoutSampledNulls(preprocessed, config), changes, observations, config, plan);
 	for (const observation of observations) notify(config, config.onObservation, observation);
 	return run;
 }
 
 /**
- * Stage 4, skipped outright when the probe proves it a no-op; appends its
- * changes and observations. When leaked grammar tokens were removed, the
- * rest of the list runs once more on the cleaned value, so
- * `{"<arg_key>file_path</arg_key>": …}` ends where `{file_path: …}` would and
- * a second call finds nothing left to do. Token cleanup itself runs once: it
- * removes one leading and one trailing token, never more (edge 47).
+ * Stage 4, skipped outright when the plan's location tests prove it a no-op;
+ * appends its changes and observations. When a row whose writes can reveal
+ * keys wrote (token cleanup), the rest of the list runs once more on the
+ * cleaned value, so `{"<arg_key>file_path</arg_key>": …}` ends where
+ * `{file_path: …}` would and a second call finds nothing left to do. That row
+ * itself runs once: a second pass would strip a token-like text the model
+ * really sent, not one that leaked.
  */
 function preprocess(
 	value: unknown,
@@ -271,8 +310,8 @@ function preprocess(
 		for (const ruleId of result.observations) observe(observations, config, "valid-value", ruleId);
 		if (result.unknownKinds.length > 0) observe(observations, config, "preprocess", RULE.unknownPreprocessorKind);
 		current = result.value;
-		if (!result.tokensRemoved) return current;
-		steps = steps.withoutTokenCleanup();
+		if (!result.keysUncovered) return current;
+		steps = steps.withoutKeyUncovering();
 	}
 	return current;
 }
@@ -289,7 +328,7 @@ function observe(
 }
 
 /** Under strict sampling, a null at an optional property is the wire form of "omitted", and judged so. */
-function judge(value: unknown, config: RepairPipelineConfig): unknown {
+function withoutSampledNulls(value: unknown, config: RepairPipelineConfig): unknown {
 	return config.strictSampling === true ? withoutOmittedNulls(config.schema, value) : value;
 }
 
@@ -299,10 +338,17 @@ function runEngine(value: unknown, config: RepairPipelineConfig): EngineResult {
 		schema: config.schema,
 		toolName: config.toolName,
 		config: config.legacyConfig ?? {},
+		onStructuralThrow: (error) => contain(config, "structural-repair", error),
 	});
 }
 
-/** Stages 5–7: engine, then our conversion and the final check. */
+/**
+ * Stages 5–7: engine, then our conversion and the final check. What the
+ * engine built or uncovered (an object from a bare string, the records of a
+ * decoded `edits` string) is preprocessed once more and judged again, so the
+ * result is what a direct call with it would give: repairing it again finds
+ * nothing left to do.
+ */
 function finish(
 	value: unknown,
 	changes: RepairChange[],
@@ -311,17 +357,18 @@ function finish(
 	plan: Plan,
 ): DownstreamResult {
 	const engine = runEngine(value, config);
-	if (engine.outcome === "unrepairable") return failed(config, value, observations, engine);
-	appendEngineChanges(changes, engine);
-
 	let args = engine.args;
-	// A root repair builds the argument object only now, after preprocessing ran on a bare string.
-	// Preprocess that object too, so the result is what a direct call with it would give (idempotence).
-	if (isRecord(args) && engine.rootRepaired === true) {
-		const reprocessed = judge(preprocess(args, config, plan, changes, observations), config);
-		if (reprocessed !== args) {
-			const second = runEngine(reprocessed, config);
-			if (second.outcome === "unrepairable") return failed(config, value, observations);
+	if (engine.outcome !== "valid") {
+		const attempt = engine.outcome === "repaired" && isRecord(engine.args) ? engine : engine.attempt;
+		const revisited = attempt === undefined ? undefined : revisit(attempt.args, config, plan, observations);
+		if (attempt === undefined || revisited === undefined) {
+			if (engine.outcome === "unrepairable") return failed(config, value, observations, engine);
+			appendEngineChanges(changes, engine);
+		} else {
+			const second = runEngine(revisited.value, config);
+			if (second.outcome === "unrepairable") return failed(config, value, observations, engine);
+			appendEngineChanges(changes, attempt);
+			for (const change of revisited.changes) changes.push(change);
 			appendEngineChanges(changes, second);
 			args = second.args;
 		}
@@ -339,6 +386,18 @@ function finish(
 	return result;
 }
 
+/** Preprocessing again on what the engine produced; `undefined` when it changes nothing there. */
+function revisit(
+	args: unknown,
+	config: RepairPipelineConfig,
+	plan: Plan,
+	observations: RepairObservation[],
+): { value: unknown; changes: RepairChange[] } | undefined {
+	const changes: RepairChange[] = [];
+	const value = withoutSampledNulls(preprocess(args, config, plan, changes, observations), config);
+	return value === args ? undefined : { value, changes };
+}
+
 /** Every conversion the layer makes is on the record (only the lossless ones exist). */
 function conversionChange(toolName: string): RepairChange {
 	return {
@@ -348,7 +407,7 @@ function conversionChange(toolName: string): RepairChange {
 	};
 }
 
-function appendEngineChanges(changes: RepairChange[], engine: EngineResult): void {
+function appendEngineChanges(changes: RepairChange[], engine: Pick<EngineResult, "changes">): void {
 	for (const change of engine.changes)
 		changes.push({ ruleId: change.ruleId, stage: "schema-repair", note: change.note });
 }

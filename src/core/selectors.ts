@@ -8,7 +8,8 @@
  * property of a record even when the property is absent; it never indexes an
  * array, so `/files/0` matches nothing.
  */
-import { isRecord } from "./clone.ts";
+import { pointerSegments } from "./json-pointer.ts";
+import { isRecord } from "./json-value.ts";
 
 /** One decoded selector segment: a property name, or the array wildcard. */
 export type SelectorSegment = { kind: "key"; key: string } | { kind: "each" };
@@ -21,16 +22,7 @@ export interface SelectorLocation {
 
 /** Splits and decodes a selector; the root selectors give no segments. */
 export function parseSelector(selector: string): SelectorSegment[] {
-	if (selector === "" || selector === "/") {
-		return [];
-	}
-	const pieces = selector.split("/");
-	if (pieces[0] === "") {
-		pieces.shift();
-	}
-	return pieces.map((piece) =>
-		piece === "*" ? { kind: "each" } : { kind: "key", key: piece.replaceAll("~1", "/").replaceAll("~0", "~") },
-	);
+	return pointerSegments(selector).map((piece) => (piece === "*" ? { kind: "each" } : { kind: "key", key: piece }));
 }
 
 /** Every location `segments` addresses in `root`, in document order. */

@@ -7,11 +7,8 @@
  * is never reported as a change.
  */
 import type { TSchema } from "typebox";
-import { defineOwn, isRecord } from "./clone.ts";
-import { shallowCopyRecord } from "./convert.ts";
-
-// Schemas are finite trees, but a hostile recursive one must not hang the walk.
-const MAX_SCHEMA_DEPTH = 64;
+import { defineOwn, isRecord, shallowCopyRecord } from "./json-value.ts";
+import { MAX_SCHEMA_DEPTH, propertiesOf, requiredOf } from "./schema-shape.ts";
 
 /**
  * The valid path's test: `false` only when `value` holds no null at all, so
@@ -27,12 +24,19 @@ function holdsNull(value: unknown, depth: number): boolean {
 	if (typeof value !== "object") return false;
 	if (value === null) return true;
 	if (depth > MAX_SCHEMA_DEPTH) return true;
+	// Only a container is descended into: a scalar child is answered here, without a call.
 	if (Array.isArray(value)) {
-		for (let index = 0; index < value.length; index++) if (holdsNull(value[index], depth + 1)) return true;
+		for (let index = 0; index < value.length; index++) {
+			const item: unknown = value[index];
+			if (typeof item === "object" && (item === null || holdsNull(item, depth + 1))) return true;
+		}
 		return false;
 	}
 	// `for…in` also visits inherited enumerable keys: more than the walk looks at, never less.
-	for (const key in value) if (holdsNull((value as Record<string, unknown>)[key], depth + 1)) return true;
+	for (const key in value) {
+		const item: unknown = (value as Record<string, unknown>)[key];
+		if (typeof item === "object" && (item === null || holdsNull(item, depth + 1))) return true;
+	}
 	return false;
 }
 
@@ -44,14 +48,14 @@ export function withoutOmittedNulls(schema: TSchema, value: unknown): unknown {
 function strip(schema: unknown, value: unknown, depth: number): unknown {
 	if (!isRecord(schema) || depth > MAX_SCHEMA_DEPTH || typeof value !== "object" || value === null) return value;
 	if (Array.isArray(value)) return stripItems(schema, value, depth);
-	const properties = isRecord(schema.properties) ? schema.properties : undefined;
+	const properties = propertiesOf(schema);
 	if (properties === undefined) return value;
-	const required: unknown[] = Array.isArray(schema.required) ? schema.required : [];
+	const required = requiredOf(schema);
 	let out: Record<string, unknown> | undefined;
 	for (const key of Object.keys(value)) {
 		if (!Object.hasOwn(properties, key)) continue;
 		const before = (value as Record<string, unknown>)[key];
-		if (before === null && !required.includes(key)) {
+		if (before === null && !required.has(key)) {
 			out ??= shallowCopyRecord(value as Record<string, unknown>);
 			delete out[key];
 			continue;

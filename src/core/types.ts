@@ -180,7 +180,7 @@ export interface RepairPipelineConfig {
 }
 
 /** The boundaries at which the pipeline contains an internal error. */
-export type ContainedErrorLabel = "pipeline" | "owner-shim" | "observer";
+export type ContainedErrorLabel = "pipeline" | "owner-shim" | "structural-repair" | "observer";
 
 export type RepairOutcome = "valid" | "repaired" | "unrepairable";
 
@@ -189,12 +189,18 @@ export interface RepairPipelineResult {
 	args: unknown;
 	/** The resolved profile name. */
 	policy: RepairPolicyProfile;
-	changes: RepairChange[];
-	observations: RepairObservation[];
+	changes: readonly RepairChange[];
+	observations: readonly RepairObservation[];
 	issueSummary?: string;
 	fingerprint?: string;
 	/** Only set on `"unrepairable"`. */
 	retryMessage?: string;
+	/**
+	 * The boundaries at which this run contained an internal error, in order
+	 * (labels only, never the error or a value); absent when there were none.
+	 * Also reported one by one through `onContainedError`.
+	 */
+	containedErrors?: ContainedErrorLabel[];
 }
 
 export interface EnvelopeRecoveryResult {

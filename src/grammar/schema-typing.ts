@@ -1,6 +1,6 @@
 /**
  * Types recovered argument values from the tool's parameter schema
- * (`GrammarRecoveryOptions.toolSchemas`, decisions §4.2).
+ * (`GrammarRecoveryOptions.toolSchemas`).
  *
  * Grammar text carries no types: `<parameter=limit>5</parameter>` could be
  * the number 5 or the text "5". Families coerce loosely (JSON when it looks
@@ -16,70 +16,22 @@
  *
  * Top-level fields only; plain JSON Schema and TypeBox schemas alike (TypeBox
  * schemas are JSON Schema objects with extra symbol keys). Unknown schemas
- * and unknown fields leave values as they are.
+ * and unknown fields leave values as they are. The schema is read through
+ * core's one schema-shape reader (`src/core/schema-shape.ts`).
  */
-import { isPlainObject, setOwn, tryParseJson } from "./scan.ts";
+import { type JsonType, matchesAnyType, propertiesOf, schemaTypes as typesOf } from "../core/schema-shape.ts";
+import { setOwn, tryParseJson } from "./scan.ts";
 
-type JsonType = "string" | "number" | "integer" | "boolean" | "array" | "object" | "null";
-
-const JSON_TYPES: ReadonlySet<string> = new Set(["string", "number", "integer", "boolean", "array", "object", "null"]);
+// Argument typing looks only a few union levels deep: a tool's top-level field schemas are shallow.
 const MAX_SCHEMA_DEPTH = 8;
 
-function typeOfConstant(value: unknown): JsonType | undefined {
-	if (value === null) return "null";
-	if (typeof value === "string") return "string";
-	if (typeof value === "number") return "number";
-	if (typeof value === "boolean") return "boolean";
-	if (Array.isArray(value)) return "array";
-	if (isPlainObject(value)) return "object";
-	return undefined;
-}
-
 /** The JSON types a schema admits (empty when it does not say). */
-export function schemaTypes(schema: unknown, depth = 0): Set<JsonType> {
-	const types = new Set<JsonType>();
-	if (!isPlainObject(schema) || depth > MAX_SCHEMA_DEPTH) return types;
-	const declared = schema.type;
-	if (typeof declared === "string" && JSON_TYPES.has(declared)) types.add(declared as JsonType);
-	if (Array.isArray(declared)) {
-		for (const t of declared) if (typeof t === "string" && JSON_TYPES.has(t)) types.add(t as JsonType);
-	}
-	for (const key of ["anyOf", "oneOf"] as const) {
-		const members = schema[key];
-		if (Array.isArray(members))
-			for (const member of members) for (const t of schemaTypes(member, depth + 1)) types.add(t);
-	}
-	if ("const" in schema) {
-		const t = typeOfConstant(schema.const);
-		if (t) types.add(t);
-	}
-	if (Array.isArray(schema.enum)) {
-		for (const value of schema.enum) {
-			const t = typeOfConstant(value);
-			if (t) types.add(t);
-		}
-	}
-	return types;
+export function schemaTypes(schema: unknown): Set<JsonType> {
+	return typesOf(schema, MAX_SCHEMA_DEPTH);
 }
 
 function valueHasType(value: unknown, types: ReadonlySet<JsonType>): boolean {
-	if (value === null) return types.has("null");
-	switch (typeof value) {
-		case "string":
-			return types.has("string");
-		case "boolean":
-			return types.has("boolean");
-		case "number":
-			return types.has("number") || (types.has("integer") && Number.isInteger(value));
-		case "object":
-			return Array.isArray(value) ? types.has("array") : types.has("object");
-		case "bigint":
-		case "function":
-		case "symbol":
-		case "undefined":
-			return false;
-	}
-	return false;
+	return matchesAnyType(types, value);
 }
 
 /** A JSON number literal and nothing else (no `Infinity`, hex, spaces or `+`). */
@@ -126,12 +78,6 @@ function valueFromText(text: string, types: ReadonlySet<JsonType>): { ok: true; 
 		if (parsed.ok && valueHasType(parsed.value, types)) return parsed;
 	}
 	return { ok: false };
-}
-
-/** The properties map of an object schema, if it has one. */
-function propertiesOf(schema: unknown): Record<string, unknown> | undefined {
-	if (!isPlainObject(schema)) return undefined;
-	return isPlainObject(schema.properties) ? schema.properties : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-/** The built-in tool tables themselves (core-contract §5.1–§5.4): lists, gates, selectors, configs. */
+/** The built-in tool tables themselves: lists, gates, selectors, configs. */
 import { describe, expect, it } from "vitest";
 import {
 	ANCHOR_BLEED_MODELS,
@@ -28,7 +28,7 @@ describe("the tables", () => {
 		expect(REPAIR_CONFIGS.powershell).toEqual(REPAIR_CONFIGS.bash);
 	});
 
-	it("hold the exact alias lists in priority order (§5.1)", () => {
+	it("hold the exact alias lists in priority order", () => {
 		expect(PATH_ALIASES).toHaveLength(11);
 		expect(PATH_ALIASES[0]).toBe("file_path");
 		expect(OLD_TEXT_ALIASES).toHaveLength(12);
@@ -45,7 +45,7 @@ describe("the tables", () => {
 		expect(LS_PATH_ALIASES.slice(5)).toEqual([...PATH_ALIASES]);
 	});
 
-	it("gate anchors to kimi-k2, minimax and glm, and tokens to glm (§5.2)", () => {
+	it("gate anchors to kimi-k2, minimax and glm, and tokens to glm", () => {
 		const gated = (list: readonly RegExp[], model: string) => list.some((re) => re.test(model));
 		for (const model of ["kimi-k2-instruct", "MiniMax-M2", "glm-4.6"])
 			expect(gated(ANCHOR_BLEED_MODELS, model)).toBe(true);
@@ -65,7 +65,7 @@ describe("the tables", () => {
 	});
 });
 
-describe("legacy engine configs (§5.4)", () => {
+describe("legacy engine configs", () => {
 	it("configure root-string wrapping for read, bash, grep, find, ls and powershell only", () => {
 		const rooted = BUILTIN_TOOL_NAMES.filter((tool) => REPAIR_CONFIGS[tool].rootString !== undefined);
 		expect(rooted).toEqual(["read", "bash", "grep", "find", "ls", "powershell"]);
@@ -82,8 +82,8 @@ describe("legacy engine configs (§5.4)", () => {
 	});
 });
 
-describe("stage-4 preprocessors (§5.3)", () => {
-	it("list each tool's preprocessors in contract order", () => {
+describe("stage-4 preprocessors", () => {
+	it("list each tool's preprocessors in the order they must run", () => {
 		const shape = (tool: (typeof BUILTIN_TOOL_NAMES)[number]) =>
 			PIPELINE_PREPROCESSORS[tool].map((p) => `${p.kind} ${p.selector}`);
 		expect(shape("read")).toEqual(["alias /path", "filesystem-path /path", "anchor-bleed /path", "grammar-tokens "]);

@@ -1,14 +1,14 @@
 /**
- * The built-in tool tables (core-contract §5) driving the real pipeline with
- * pi's own schemas: model gates, the grep exemption, engine repairs that the
- * tables enable, and the flat edit fold (§8.3 48, §8.4–§8.6).
+ * The built-in tool tables driving the real pipeline with pi's own schemas:
+ * model gates, the grep exemption, engine repairs that the tables enable, and
+ * the flat edit fold.
  */
 import { describe, expect, it } from "vitest";
 import { check } from "../../src/core/validator.ts";
 import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
 import { builtin, facade, ruleIds } from "../support/pipeline-helpers.ts";
 
-describe("grammar-token cleanup on built-ins (§8.3 48, decisions §4.3)", () => {
+describe("grammar-token cleanup on built-ins runs only for a model that leaks the tokens", () => {
 	it("leaves a whitespace-padded path untouched on glm: only tokens are removed", () => {
 		const input = { path: " /x " };
 		const result = builtin("read", input, { modelId: "glm-4.6" });
@@ -24,8 +24,8 @@ describe("grammar-token cleanup on built-ins (§8.3 48, decisions §4.3)", () =>
 	});
 });
 
-describe("model gates and the grep exemption (§8.4)", () => {
-	it("strips ^…$ from read's path on anchor families only (50)", () => {
+describe("model gates and the grep exemption", () => {
+	it("strips ^…$ from read's path on anchor families only", () => {
 		for (const modelId of ["kimi-k2-instruct", "MiniMax-Text-01", "glm-4.6"]) {
 			const result = builtin("read", { path: "^/x$" }, { modelId });
 			expect(result.args).toEqual({ path: "/x" });
@@ -35,18 +35,18 @@ describe("model gates and the grep exemption (§8.4)", () => {
 		expect(builtin("read", input, { modelId: "claude-opus-4-8" }).args).toBe(input);
 	});
 
-	it("cleans grep's path but never its regex pattern (51)", () => {
+	it("cleans grep's path but never its regex pattern", () => {
 		const result = builtin("grep", { pattern: "^import React", path: "^/src$" }, { modelId: "glm-4.6" });
 		expect(result.args).toEqual({ pattern: "^import React", path: "/src" });
 		expect(ruleIds(result)).toEqual(["stripAnchorBleed"]);
 	});
 
-	it("cleans find's glob pattern (52)", () => {
+	it("cleans find's glob pattern", () => {
 		const result = builtin("find", { pattern: "^*.ts$" }, { modelId: "kimi-k2-instruct" });
 		expect(result.args).toEqual({ pattern: "*.ts" });
 	});
 
-	it("strips leaked grammar tokens on glm, observes them under conservative (53)", () => {
+	it("strips leaked grammar tokens on glm, observes them under conservative", () => {
 		const input = { "<arg_key>pattern</arg_key>": "<arg_value>foo</arg_value>" };
 		const adaptive = builtin("grep", input, { modelId: "glm-4.6" });
 		expect(adaptive.outcome).toBe("repaired");
@@ -71,32 +71,32 @@ describe("model gates and the grep exemption (§8.4)", () => {
 		expect(again.args).toBe(result.args);
 	});
 
-	it("does not touch grammar tokens on an anchor-only family (54)", () => {
+	it("does not touch grammar tokens on an anchor-only family", () => {
 		const input = { path: "/x", note: "<arg_value>y</arg_value>" };
 		expect(builtin("read", input, { modelId: "kimi-k2-instruct" }).args).toBe(input);
 	});
 
-	it("never anchor-strips bash's command (55)", () => {
+	it("never anchor-strips bash's command", () => {
 		const input = { command: "^ls$" };
 		expect(builtin("bash", input, { modelId: "glm-4.6" }).args).toBe(input);
 	});
 
-	it("reports an alias rename and the anchor strip of the moved value, in that order (56)", () => {
+	it("reports an alias rename and the anchor strip of the moved value, in that order", () => {
 		const result = builtin("read", { file_path: "^/f$" }, { modelId: "glm-4.6" });
 		expect(result.args).toEqual({ path: "/f" });
 		expect(ruleIds(result)).toEqual(["preprocess.exact-alias", "stripAnchorBleed"]);
 	});
 });
 
-describe("engine repairs enabled by the tables (§8.5)", () => {
-	it("renames without a type guard, then converts (71)", () => {
+describe("engine repairs enabled by the tables", () => {
+	it("renames without a type guard, then converts", () => {
 		const result = builtin("read", { file_path: 5 });
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "5" });
 		expect(ruleIds(result)).toEqual(["renameAliasedField", "convertScalarToSchemaType"]);
 	});
 
-	it("wraps or parses root strings (72)", () => {
+	it("wraps or parses root strings", () => {
 		const wrapped = facade("bash", "echo hi");
 		expect(wrapped.args).toEqual({ command: "echo hi" });
 		expect(wrapped.rulesFired).toEqual(["wrapRootStringAsObject"]);
@@ -107,7 +107,7 @@ describe("engine repairs enabled by the tables (§8.5)", () => {
 		expect(builtin("read", "").args).toEqual({ path: "" });
 	});
 
-	it("wraps a root markdown-link path, then unwraps it (72, a link is not a list literal under decisions §4.9)", () => {
+	it("wraps a root markdown-link path, then unwraps it: a link is not a list literal", () => {
 		const result = builtin("read", "[notes.md](http://notes.md)");
 		expect(result.args).toEqual({ path: "notes.md" });
 		expect(ruleIds(result)).toEqual(["wrapRootStringAsObject", "unwrapMarkdownAutoLink"]);
@@ -122,7 +122,7 @@ describe("engine repairs enabled by the tables (§8.5)", () => {
 		expect(again.args).toBe(result.args);
 	});
 
-	it("unwraps an auto-linked path through the facade's pathFields (74)", () => {
+	it("unwraps an auto-linked path through the facade's pathFields", () => {
 		const result = facade("read", { path: "/home/x/[notes.md](http://notes.md)" });
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "/home/x/notes.md" });
@@ -131,7 +131,7 @@ describe("engine repairs enabled by the tables (§8.5)", () => {
 		expect(result.notes[0]).toContain("/home/x/notes.md");
 	});
 
-	it("handles ls's optional path (75)", () => {
+	it("handles ls's optional path", () => {
 		const empty = {};
 		expect(builtin("ls", empty).args).toBe(empty);
 		expect(builtin("ls", []).outcome).toBe("unrepairable");
@@ -140,12 +140,12 @@ describe("engine repairs enabled by the tables (§8.5)", () => {
 		expect(ruleIds(builtin("ls", { directory: "/tmp" }))).toEqual(["preprocess.exact-alias"]);
 	});
 
-	it("does not alias grep's real glob field, but find's (76)", () => {
+	it("does not alias grep's real glob field, but find's", () => {
 		expect(builtin("grep", { glob: "*.ts" }).outcome).toBe("unrepairable");
 		expect(builtin("find", { glob: "*.ts" }).args).toEqual({ pattern: "*.ts" });
 	});
 
-	it("combines a preprocess alias with an engine drop (77)", () => {
+	it("combines a preprocess alias with an engine drop", () => {
 		const result = builtin("bash", { cmd: "ls", timeout: null });
 		expect(result.args).toEqual({ command: "ls" });
 		expect(result.changes.map((c) => [c.ruleId, c.stage])).toEqual([
@@ -154,7 +154,7 @@ describe("engine repairs enabled by the tables (§8.5)", () => {
 		]);
 	});
 
-	it("fails closed on broken JSON for every root-string tool (decisions §4.9)", () => {
+	it("fails closed on broken JSON for every root-string tool", () => {
 		for (const tool of ["read", "bash", "grep", "find", "ls", "powershell"] as const) {
 			expect(builtin(tool, '{"a":').outcome).toBe("unrepairable");
 			expect(builtin(tool, "['a', 'b']").outcome).toBe("unrepairable");
@@ -162,8 +162,8 @@ describe("engine repairs enabled by the tables (§8.5)", () => {
 	});
 });
 
-describe("the flat edit fold (§8.6)", () => {
-	it("renames the path and folds old/new fields as preprocess changes (78)", () => {
+describe("the flat edit fold", () => {
+	it("renames the path and folds old/new fields as preprocess changes", () => {
 		const result = builtin("edit", { file_path: "/a", old_string: "x", new_string: "y" });
 		expect(result.args).toEqual({ path: "/a", edits: [{ oldText: "x", newText: "y" }] });
 		expect(result.changes.map((c) => [c.ruleId, c.stage])).toEqual([
@@ -178,12 +178,12 @@ describe("the flat edit fold (§8.6)", () => {
 		]);
 	});
 
-	it("folds aider-style search/replace the same way (79)", () => {
+	it("folds aider-style search/replace the same way", () => {
 		const result = builtin("edit", { file_path: "/a", search: "x", replace: "y" });
 		expect(result.args).toEqual({ path: "/a", edits: [{ oldText: "x", newText: "y" }] });
 	});
 
-	it("folds over an empty edits list but leaves flat keys beside a non-empty one (80)", () => {
+	it("folds over an empty edits list but leaves flat keys beside a non-empty one", () => {
 		expect(builtin("edit", { path: "/a", edits: [], oldText: "x", newText: "y" }).args).toEqual({
 			path: "/a",
 			edits: [{ oldText: "x", newText: "y" }],
@@ -194,7 +194,7 @@ describe("the flat edit fold (§8.6)", () => {
 		expect(result.args).toBe(input);
 	});
 
-	it("discards a stringified edits value when flat fields are present (81)", () => {
+	it("discards a stringified edits value when flat fields are present", () => {
 		const result = builtin("edit", {
 			path: "/a",
 			edits: '[{"oldText":"q","newText":"r"}]',
@@ -204,18 +204,18 @@ describe("the flat edit fold (§8.6)", () => {
 		expect(result.args).toEqual({ path: "/a", edits: [{ oldText: "x", newText: "y" }] });
 	});
 
-	it("removes every recognized old/new key and prefers oldText when it is a string (82)", () => {
+	it("removes every recognized old/new key and prefers oldText when it is a string", () => {
 		const removed = builtin("edit", { path: "/a", old_string: "o", new_string: "n", to: 5, from: 7 });
 		expect(removed.args).toEqual({ path: "/a", edits: [{ oldText: "o", newText: "n" }] });
 		const ranked = builtin("edit", { path: "/a", oldText: 5, old_string: "o", newText: "n", new_string: "m" });
 		expect(ranked.args).toEqual({ path: "/a", edits: [{ oldText: "o", newText: "n" }] });
 	});
 
-	it("does not fold when only one side is present (83)", () => {
+	it("does not fold when only one side is present", () => {
 		expect(builtin("edit", { path: "/a", old_string: "x" }).outcome).toBe("unrepairable");
 	});
 
-	it("moves an aliased edits list with its inner aliases, and renames then parses text (84)", () => {
+	it("moves an aliased edits list with its inner aliases, and renames then parses text", () => {
 		const moved = builtin("edit", { path: "/a", changes: [{ old_string: "x", new_string: "y" }] });
 		expect(moved.args).toEqual({ path: "/a", edits: [{ oldText: "x", newText: "y" }] });
 		expect(ruleIds(moved)).toEqual(["preprocess.exact-alias", "preprocess.exact-alias", "preprocess.exact-alias"]);

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cloneJson, isRecord, jsonEqual } from "../../src/core/clone.ts";
+import { cloneJson, jsonEqual } from "../../src/core/clone.ts";
+import { isRecord } from "../../src/core/json-value.ts";
 
 describe("isRecord", () => {
 	it("accepts non-null non-array objects", () => {

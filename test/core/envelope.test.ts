@@ -4,12 +4,10 @@ import { jsonEqual } from "../../src/core/clone.ts";
 import {
 	decodeJsonNoteFor,
 	escapeJsonStringControlCharacters,
-	isPlainObject,
-	measureBytes,
 	recoverEnvelope,
 	truncatedEnvelopeChange,
-	upperBoundBytes,
 } from "../../src/core/envelope.ts";
+import { isPlainObject, measureBytes, upperBoundBytes } from "../../src/core/json-value.ts";
 
 const ruleIds = (result: { changes: { ruleId: string }[] }): string[] => result.changes.map((change) => change.ruleId);
 
@@ -42,14 +40,14 @@ describe("recoverEnvelope: decoding JSON-encoded envelopes", () => {
 		expect(result.candidates).toEqual([]);
 	});
 
-	it("decodes a doubly encoded object and records one decode per layer (case 11)", () => {
+	it("decodes a doubly encoded object and records one decode per layer", () => {
 		const twice = JSON.stringify(JSON.stringify({ path: "/x" }));
 		const result = recoverEnvelope(twice);
 		expect(result.value).toEqual({ path: "/x" });
 		expect(ruleIds(result)).toEqual(["envelope.decode-json", "envelope.decode-json"]);
 	});
 
-	it("gives up on a four-times encoded object and returns the original string unchanged (case 12)", () => {
+	it("gives up on a four-times encoded object and returns the original string unchanged", () => {
 		let text: string = JSON.stringify({ path: "/x" });
 		for (let layer = 1; layer < 4; layer++) {
 			text = JSON.stringify(text);
@@ -60,7 +58,7 @@ describe("recoverEnvelope: decoding JSON-encoded envelopes", () => {
 		expect(result.limited).toBe(false);
 	});
 
-	it("keeps the original text when the decoded value is not an object (case 26)", () => {
+	it("keeps the original text when the decoded value is not an object", () => {
 		for (const text of ["5", "null", '"hi"', "[1,2]", "true"]) {
 			const result = recoverEnvelope(text);
 			expect(result.value).toBe(text);
@@ -75,13 +73,13 @@ describe("recoverEnvelope: decoding JSON-encoded envelopes", () => {
 });
 
 describe("recoverEnvelope: control characters", () => {
-	it("escapes a raw line feed in a string and records decode then escape (case 16)", () => {
+	it("escapes a raw line feed in a string and records decode then escape", () => {
 		const result = recoverEnvelope('{"msg":"line1\nline2"}');
 		expect(result.value).toEqual({ msg: "line1\nline2" });
 		expect(ruleIds(result)).toEqual(["envelope.decode-json", "envelope.escape-control-character"]);
 	});
 
-	it("does not record escaping needed only by the inner layer of a double encoding (case 17)", () => {
+	it("does not record escaping needed only by the inner layer of a double encoding", () => {
 		const inner = '{"a":"x\ny"}';
 		const outer = JSON.stringify(inner);
 		expect(outer).not.toContain("\n");
@@ -92,7 +90,7 @@ describe("recoverEnvelope: control characters", () => {
 });
 
 describe("recoverEnvelope: singleton arrays", () => {
-	it("unwraps a one-element array holding an object (case 13)", () => {
+	it("unwraps a one-element array holding an object", () => {
 		const input = [{ path: "/x" }];
 		const result = recoverEnvelope(input);
 		expect(result.value).toEqual({ path: "/x" });
@@ -100,13 +98,13 @@ describe("recoverEnvelope: singleton arrays", () => {
 		expect(ruleIds(result)).toEqual(["envelope.unwrap-singleton-object-array"]);
 	});
 
-	it("decodes and then unwraps an encoded singleton array (case 13)", () => {
+	it("decodes and then unwraps an encoded singleton array", () => {
 		const result = recoverEnvelope('[{"path":"/x"}]');
 		expect(result.value).toEqual({ path: "/x" });
 		expect(ruleIds(result)).toEqual(["envelope.decode-json", "envelope.unwrap-singleton-object-array"]);
 	});
 
-	it("returns other arrays and primitives by reference with no changes (case 14)", () => {
+	it("returns other arrays and primitives by reference with no changes", () => {
 		for (const input of [[], [{ path: "/a" }, { path: "/b" }], 42]) {
 			const result = recoverEnvelope(input);
 			expect(result.value).toBe(input);
@@ -114,7 +112,7 @@ describe("recoverEnvelope: singleton arrays", () => {
 		}
 	});
 
-	it("does not unwrap a string element or a nested singleton (case 15)", () => {
+	it("does not unwrap a string element or a nested singleton", () => {
 		const strings = ["x"];
 		expect(recoverEnvelope(strings).value).toBe(strings);
 		const nested = [[{ a: 1 }]];
@@ -134,7 +132,7 @@ describe("recoverEnvelope: object input", () => {
 		expect(result.changes).toEqual([]);
 	});
 
-	it("keeps an own __proto__ key inert (case 25)", () => {
+	it("keeps an own __proto__ key inert", () => {
 		const result = recoverEnvelope('{"path":"/x","__proto__":{"polluted":true}}');
 		const value = result.value as Record<string, unknown>;
 		expect(Object.hasOwn(value, "__proto__")).toBe(true);
@@ -173,11 +171,11 @@ describe("recoverEnvelope: truncation candidates", () => {
 		expect(recoverEnvelope('  \n{"path":"/x"').candidates).toEqual([{ path: "/x" }]);
 	});
 
-	it("escapes control characters in the candidate (case 21)", () => {
+	it("escapes control characters in the candidate", () => {
 		expect(recoverEnvelope('{"path":"a\nb"').candidates).toEqual([{ path: "a\nb" }]);
 	});
 
-	it("offers no candidate when maxCandidates is 0 (case 24)", () => {
+	it("offers no candidate when maxCandidates is 0", () => {
 		expect(recoverEnvelope('{"path":"/x"', { maxCandidates: 0 }).candidates).toEqual([]);
 	});
 
@@ -196,7 +194,7 @@ describe("recoverEnvelope: truncation candidates", () => {
 });
 
 describe("recoverEnvelope: limits", () => {
-	it("marks oversized input limited and returns it untouched (case 22)", () => {
+	it("marks oversized input limited and returns it untouched", () => {
 		const input = "x".repeat(20);
 		expect(recoverEnvelope(input, { maxInputBytes: 4 })).toEqual({
 			value: input,
@@ -222,17 +220,17 @@ describe("recoverEnvelope: limits", () => {
 		expect(recoverEnvelope({ n: 10n }).limited).toBe(true);
 	});
 
-	it("accepts 65 nested arrays and limits 66 (case 23)", () => {
+	it("accepts 65 nested arrays and limits 66", () => {
 		expect(recoverEnvelope(nestedArrays(65)).limited).toBe(false);
 		expect(recoverEnvelope(nestedArrays(66)).limited).toBe(true);
 	});
 
-	it("counts primitives as one level deeper than their container (case 23)", () => {
+	it("counts primitives as one level deeper than their container", () => {
 		expect(recoverEnvelope({ a: { b: 1 } }, { maxNestingDepth: 1 }).limited).toBe(true);
 		expect(recoverEnvelope({ a: { b: 1 } }, { maxNestingDepth: 2 }).limited).toBe(false);
 	});
 
-	it("limits input that references one sub-object twice, or a cycle (case 23)", () => {
+	it("limits input that references one sub-object twice, or a cycle", () => {
 		const shared = { x: 1 };
 		expect(recoverEnvelope({ a: shared, b: shared }).limited).toBe(true);
 		const cyclic: Record<string, unknown> = {};
@@ -242,19 +240,19 @@ describe("recoverEnvelope: limits", () => {
 		expect(result.value).toBe(cyclic);
 	});
 
-	it("limits a string that decodes to an over-deep object and keeps the string (case 23)", () => {
+	it("limits a string that decodes to an over-deep object and keeps the string", () => {
 		const text = '{"a":{"b":{"c":1}}}';
 		const result = recoverEnvelope(text, { maxNestingDepth: 2 });
 		expect(result).toEqual({ value: text, changes: [], candidates: [], limited: true });
 	});
 
-	it("does no decoding with a negative work budget (case 24)", () => {
+	it("does no decoding with a negative work budget", () => {
 		const result = recoverEnvelope('{"path":"/x"}', { maxWorkMs: -1 });
 		expect(result.value).toBe('{"path":"/x"}');
 		expect(result.changes).toEqual([]);
 	});
 
-	it("discards partial progress when decode attempts run out (case 24)", () => {
+	it("discards partial progress when decode attempts run out", () => {
 		const twice = JSON.stringify(JSON.stringify({ path: "/x" }));
 		const result = recoverEnvelope(twice, { maxDecodeAttempts: 1 });
 		expect(result.value).toBe(twice);

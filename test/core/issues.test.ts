@@ -11,6 +11,7 @@ import {
 } from "../../src/core/issues.ts";
 import type { ValidationIssue } from "../../src/core/types.ts";
 import { issues } from "../../src/core/validator.ts";
+import { builtin, custom } from "../support/pipeline-helpers.ts";
 
 const requiredPath: ValidationIssue = {
 	keyword: "required",
@@ -33,7 +34,7 @@ describe("summarizeIssues", () => {
 });
 
 describe("failureFingerprint", () => {
-	it("matches the contract's FNV-1a test vector", () => {
+	it("matches the published FNV-1a test vector", () => {
 		expect(fnv1a("read::(root)|required|path")).toBe("c888829a");
 		expect(failureFingerprint("read", [requiredPath])).toBe("c888829a");
 	});
@@ -190,6 +191,64 @@ describe("boundedJson", () => {
 		expect(boundedJson({ a: undefined, b: [undefined, 1] }, 100)).toBe('{"b":[null,1]}');
 		expect(boundedJson({ d: new Date(0) }, 100)).toBe(JSON.stringify({ d: new Date(0) }));
 		expect(boundedJson(undefined, 10)).toBeUndefined();
-		expect(() => boundedJson(10n, 10)).toThrow();
+		expect(boundedJson(10n, 10)).toBeUndefined();
+	});
+});
+
+describe("a refused conversion is named in a sentence the model can act on", () => {
+	const bullet = (tool: Parameters<typeof builtin>[0], input: unknown) =>
+		builtin(tool, input).retryMessage?.split("\n")[1] ?? "";
+
+	it("says a boolean is not turned into text, for content, command, path and edit texts", () => {
+		expect(bullet("write", { path: "/a", content: true })).toBe(
+			"  • /content: `content` must be a string; the layer does not turn the boolean true into text — send the text you meant",
+		);
+		expect(bullet("bash", { command: false })).toContain(
+			"`command` must be a string; the layer does not turn the boolean false into text",
+		);
+		expect(bullet("read", { path: true })).toContain("`path` must be a string; the layer does not turn the boolean");
+		expect(bullet("edit", { path: "/a", edits: [{ oldText: true, newText: "x" }] })).toContain(
+			"/edits/0/oldText: `oldText` must be a string; the layer does not turn the boolean true into text",
+		);
+	});
+
+	it("says text that is not plain decimal is not read as a number", () => {
+		for (const text of ["0x10", "1e3", " 5 "]) {
+			expect(bullet("read", { path: "/a", limit: text })).toBe(
+				`  • /limit: \`limit\` must be a number; the layer reads only plain decimal text such as "16" as a number, not ${JSON.stringify(text)} — send the number you meant`,
+			);
+		}
+	});
+
+	it("never blames decimal text the layer would convert, when another field sank the call", () => {
+		const message = builtin("read", { path: true, limit: "7", offset: "2.5" }).retryMessage ?? "";
+		expect(message).toContain("  • /limit: must be number");
+		expect(message).toContain("  • /offset: must be number");
+		expect(message).not.toContain("plain decimal text");
+	});
+
+	it("says a fraction is not rounded into an integer", () => {
+		const schema = Type.Object({ count: Type.Integer() });
+		const message = custom(schema, { count: "2.5" }).retryMessage?.split("\n")[1];
+		expect(message).toBe(
+			'  • /count: `count` must be an integer; the layer does not round "2.5" — send the whole number you meant',
+		);
+	});
+
+	it("says a null is not a value for a required parameter", () => {
+		expect(bullet("write", { path: "/a", content: null })).toBe(
+			"  • /content: `content` must be a string, not null; the layer does not guess what a null stands for — send the text you meant",
+		);
+		expect(bullet("read", { path: null })).toContain("`path` must be a string, not null;");
+	});
+
+	it("keeps the validator's words for every other type issue", () => {
+		expect(bullet("grep", { pattern: "x", ignoreCase: "yes" })).toBe("  • /ignoreCase: must be boolean");
+	});
+
+	it("keeps issue summaries and fingerprints value-free", () => {
+		const result = builtin("write", { path: "/a", content: true });
+		expect(result.issueSummary).toBe("/content|type|string");
+		expect(result.fingerprint).toBe(builtin("write", { path: "/b", content: false }).fingerprint);
 	});
 });

@@ -19,7 +19,7 @@ const feedback = (rule: string, extra: Partial<RepairFeedback> = {}): RepairFeed
 });
 
 describe("RepairLifecycle: correlation", () => {
-	it("matches identical calls first in, first out, whatever their key order (case 97)", () => {
+	it("matches identical calls first in, first out, whatever their key order", () => {
 		const lifecycle = new RepairLifecycle();
 		lifecycle.enqueue("x", { b: 2, a: 1 }, feedback("one"));
 		lifecycle.enqueue("x", { a: 1, b: 2 }, feedback("two"));
@@ -28,14 +28,14 @@ describe("RepairLifecycle: correlation", () => {
 		expect(lifecycle.correlate("x", { a: 1, b: 2 }, "call-3")).toBeUndefined();
 	});
 
-	it("never correlates across tool names (case 100)", () => {
+	it("never correlates across tool names", () => {
 		const lifecycle = new RepairLifecycle();
 		lifecycle.enqueue("read", { path: "/a" }, feedback("r"));
 		expect(lifecycle.correlate("write", { path: "/a" }, "call")).toBeUndefined();
 		expect(lifecycle.pendingCount).toBe(1);
 	});
 
-	it("returns feedback with exactly the contract keys and associates it", () => {
+	it("returns feedback with exactly its documented keys and associates it", () => {
 		const lifecycle = new RepairLifecycle();
 		lifecycle.enqueue("read", { path: "/a" }, { rules: ["r"], notes: ["n"], profile: "adaptive" });
 		const correlated = lifecycle.correlate("read", { path: "/a" }, "call");
@@ -60,7 +60,7 @@ describe("RepairLifecycle: correlation", () => {
 	});
 });
 
-describe("RepairLifecycle: take, peek, clear (case 100)", () => {
+describe("RepairLifecycle: take, peek, clear", () => {
 	it("take removes, peek does not", () => {
 		const lifecycle = new RepairLifecycle();
 		lifecycle.associate("id", feedback("r"));
@@ -81,7 +81,7 @@ describe("RepairLifecycle: take, peek, clear (case 100)", () => {
 	});
 });
 
-describe("RepairLifecycle: expiry (case 98)", () => {
+describe("RepairLifecycle: expiry", () => {
 	it("keeps an entry exactly ttlMs old and drops it one millisecond later", () => {
 		const clock = fakeClock(0);
 		const lifecycle = new RepairLifecycle({ ttlMs: 10, now: clock.now });
@@ -128,7 +128,7 @@ describe("RepairLifecycle: expiry (case 98)", () => {
 	});
 });
 
-describe("RepairLifecycle: caps (case 99)", () => {
+describe("RepairLifecycle: caps", () => {
 	it("drops the oldest pending entry beyond maxPending", () => {
 		const lifecycle = new RepairLifecycle({ maxPending: 2 });
 		lifecycle.enqueue("t", {}, feedback("1"));
@@ -172,7 +172,7 @@ describe("RepairLifecycle: caps (case 99)", () => {
 	});
 });
 
-describe("RepairLifecycle: merge (decisions 4.6)", () => {
+describe("RepairLifecycle: merge", () => {
 	it("associates the feedback when nothing is associated yet", () => {
 		const lifecycle = new RepairLifecycle();
 		lifecycle.merge("id", feedback("r", { outcome: "repaired" }));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_ENVELOPE_LIMITS, resolveLimits } from "../../src/core/limits.ts";
 
 describe("DEFAULT_ENVELOPE_LIMITS", () => {
-	it("holds the contract's bounds", () => {
+	it("holds the documented default bounds", () => {
 		expect(DEFAULT_ENVELOPE_LIMITS).toEqual({
 			maxInputBytes: 262144,
 			maxNestingDepth: 64,

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { unwrapMarkdownAutoLinks } from "../../src/core/markdown-links.ts";
 
-/** The contract's definition written as a regular expression, used only as an oracle on small inputs. */
+/** The degenerate auto-link written as a regular expression, used only as an oracle on small inputs. */
 function reference(value: string): string {
 	return value.replace(/\[([^\]\n]+)\]\((https?:\/\/)([^)\s]+)\)/g, (match, text: string, _scheme, rest: string) =>
 		rest === text ? text : match,
@@ -44,7 +44,7 @@ describe("unwrapMarkdownAutoLinks", () => {
 		expect(unwrapMarkdownAutoLinks("[z[a](https://a)")).toBe("[z[a](https://a)");
 	});
 
-	it("matches the contract's pattern on arbitrary link-like text", () => {
+	it("matches the regular-expression oracle on arbitrary link-like text", () => {
 		const alphabet = fc.constantFrom("[", "]", "(", ")", "a", "b", "h", "t", "p", "s", ":", "/", " ", "\n", "x");
 		const token = fc.oneof(
 			alphabet,

@@ -1,6 +1,7 @@
 import { createEditToolDefinition } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { applyOwnerShim, OWNER_SHIM_RULE_ID } from "../../src/core/owner-shim.ts";
+import { applyOwnerShim } from "../../src/core/owner-shim.ts";
+import { RULE } from "../../src/core/rule-ids.ts";
 import { builtin, deepFreeze } from "../support/pipeline-helpers.ts";
 
 describe("applyOwnerShim", () => {
@@ -26,7 +27,7 @@ describe("applyOwnerShim", () => {
 
 	it("records a change naming the tool when the shim reshapes the input", () => {
 		const result = applyOwnerShim("/srv", (value) => ({ path: value }), "read");
-		expect(result.change?.ruleId).toBe(OWNER_SHIM_RULE_ID);
+		expect(result.change?.ruleId).toBe(RULE.ownerShim);
 		expect(result.change?.stage).toBe("owner-shim");
 		expect(result.change?.note).toContain("read");
 		expect(result.change?.note).not.toContain("/srv");
@@ -66,7 +67,7 @@ describe("pi's own edit shim through the pipeline", () => {
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual(valid);
 		expect(result.changes.map((change) => change.ruleId)).toEqual([
-			OWNER_SHIM_RULE_ID,
+			RULE.ownerShim,
 			"preprocess.exact-alias",
 			"preprocess.exact-alias",
 		]);

@@ -1,21 +1,18 @@
 /**
- * runRepairPipeline, pinned case by case against core-contract §8 (fast path,
- * envelope, preprocessing, engine, diagnostics, callbacks), through the real
- * pipeline. Cases that follow decisions.md rather than the original contract
- * say so in their names.
+ * runRepairPipeline, behaviour by behaviour, up to preprocessing: the fast
+ * path, the owner shim, the envelope and preprocessing, through the real
+ * pipeline. `pipeline-outcomes.test.ts` continues from the engine on.
  */
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
-import { runRepairPipeline } from "../../src/core/pipeline.ts";
-import type { Preprocessor, RepairObservation, RepairPipelineResult } from "../../src/core/types.ts";
+import type { Preprocessor, RepairObservation } from "../../src/core/types.ts";
 import { check } from "../../src/core/validator.ts";
-import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
 import { builtin, custom, deepFreeze, facade, ruleIds } from "../support/pipeline-helpers.ts";
 
 const pathSchema = Type.Object({ path: Type.String() });
 
-describe("fast path, identity and purity (§8.1)", () => {
-	it("returns a strictly valid object by reference with no changes (1)", () => {
+describe("fast path, identity and purity", () => {
+	it("returns a strictly valid object by reference with no changes", () => {
 		const input = { path: "/etc/hosts" };
 		const result = builtin("read", input);
 		expect(result.outcome).toBe("valid");
@@ -26,7 +23,7 @@ describe("fast path, identity and purity (§8.1)", () => {
 		expect(result.retryMessage).toBeUndefined();
 	});
 
-	it("leaves input that only native conversion would fix valid and unconverted (2)", () => {
+	it("leaves input that only native conversion would fix valid and unconverted", () => {
 		const input = { path: "/a", limit: "7" };
 		const result = builtin("read", input);
 		expect(result.outcome).toBe("valid");
@@ -34,27 +31,34 @@ describe("fast path, identity and purity (§8.1)", () => {
 		expect(input.limit).toBe("7");
 	});
 
-	it("converts the same field once anything else was repaired (3)", () => {
+	it("converts the same field once anything else was repaired", () => {
 		const result = builtin("read", { file_path: "/a", limit: "7" });
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "/a", limit: 7 });
 	});
 
-	it("never parses JSON-looking text in a content field (4)", () => {
+	it("never parses JSON-looking text in a content field", () => {
 		const input = { path: "/a.json", content: '["x","y"]' };
 		const result = builtin("write", input);
 		expect(result.outcome).toBe("valid");
 		expect(result.args).toBe(input);
 	});
 
-	it("leaves a markdown link inside a non-path field alone (5)", () => {
+	it("leaves a markdown link inside a non-path field alone", () => {
 		const input = { path: "/a.md", content: "see [notes.md](http://notes.md)" };
 		const result = builtin("write", input);
 		expect(result.outcome).toBe("valid");
 		expect(result.args).toBe(input);
 	});
 
-	it("is deterministic, never mutates its input, and is idempotent on repaired args (6)", () => {
+	it("takes the full run for an auto-linked engine path field that no preprocessor guards", () => {
+		const schema = Type.Object({ path: Type.String() });
+		const result = custom(schema, { path: "[a.md](http://a.md)" }, { legacyConfig: { pathFields: ["path"] } });
+		expect(result.outcome).toBe("repaired");
+		expect(result.args).toEqual({ path: "a.md" });
+	});
+
+	it("is deterministic, never mutates its input, and is idempotent on repaired args", () => {
 		const input = deepFreeze({ file_path: "/a", offset: null, limit: "3" });
 		const snapshot = structuredClone(input);
 		const first = builtin("read", input);
@@ -68,8 +72,8 @@ describe("fast path, identity and purity (§8.1)", () => {
 	});
 });
 
-describe("owner shim (§8.1, decisions: a change made by the owner shim is recorded)", () => {
-	it("keeps the caller's reference when the shim returns a new but equal object (7)", () => {
+describe("owner shim: a change the owner shim makes is recorded like any repair", () => {
+	it("keeps the caller's reference when the shim returns a new but equal object", () => {
 		const input = { path: "/a" };
 		const result = custom(pathSchema, input, { ownerPrepareArguments: (value) => ({ ...(value as object) }) });
 		expect(result.outcome).toBe("valid");
@@ -77,7 +81,7 @@ describe("owner shim (§8.1, decisions: a change made by the owner shim is recor
 		expect(result.changes).toEqual([]);
 	});
 
-	it("gives the shim a private copy and records its in-place change (7, decisions)", () => {
+	it("gives the shim a private copy and records its in-place change", () => {
 		const input = { path: "/a" };
 		const result = custom(pathSchema, input, {
 			ownerPrepareArguments: (value) => {
@@ -93,14 +97,14 @@ describe("owner shim (§8.1, decisions: a change made by the owner shim is recor
 		]);
 	});
 
-	it("records a shim that turns a bare string into an object (8, decisions)", () => {
+	it("records a shim that turns a bare string into an object", () => {
 		const result = custom(pathSchema, "/srv", { ownerPrepareArguments: (value) => ({ path: value }) });
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "/srv" });
 		expect(ruleIds(result)).toEqual(["owner-shim.prepare-arguments"]);
 	});
 
-	it("ignores a shim that throws (9)", () => {
+	it("ignores a shim that throws", () => {
 		const input = { path: "/x" };
 		const result = custom(pathSchema, input, {
 			ownerPrepareArguments: () => {
@@ -111,7 +115,7 @@ describe("owner shim (§8.1, decisions: a change made by the owner shim is recor
 		expect(result.args).toBe(input);
 	});
 
-	it("converts owner-changed input, since the shim's change counts as a repair (10, decisions)", () => {
+	it("converts owner-changed input, since the shim's change counts as a repair", () => {
 		const result = custom(
 			pathSchema,
 			{ path: 5 },
@@ -122,8 +126,8 @@ describe("owner shim (§8.1, decisions: a change made by the owner shim is recor
 	});
 });
 
-describe("envelope through the pipeline (§8.2)", () => {
-	it("decodes a doubly encoded object, reporting the two identical decodes once with a count, with the tool-specific note (11)", () => {
+describe("envelope through the pipeline", () => {
+	it("decodes a doubly encoded object, reporting the two identical decodes once with a count, with the tool-specific note", () => {
 		const text = JSON.stringify(JSON.stringify({ path: "/x" }));
 		const result = builtin("read", text);
 		expect(result.outcome).toBe("repaired");
@@ -137,7 +141,7 @@ describe("envelope through the pipeline (§8.2)", () => {
 		expect(legacy.notes).toHaveLength(1);
 	});
 
-	it("refuses a four-times-encoded object instead of wrapping it as a path (12, decisions §4.9)", () => {
+	it("refuses a four-times-encoded object instead of wrapping it as a path", () => {
 		let text = JSON.stringify({ path: "/x" });
 		for (let i = 0; i < 3; i++) text = JSON.stringify(text);
 		const result = builtin("read", text);
@@ -145,7 +149,7 @@ describe("envelope through the pipeline (§8.2)", () => {
 		expect(result.args).toBe(text);
 	});
 
-	it("unwraps a singleton object array, also from text (13)", () => {
+	it("unwraps a singleton object array, also from text", () => {
 		const direct = custom(pathSchema, [{ path: "/x" }]);
 		expect(direct.outcome).toBe("repaired");
 		expect(direct.args).toEqual({ path: "/x" });
@@ -154,7 +158,7 @@ describe("envelope through the pipeline (§8.2)", () => {
 		expect(ruleIds(text)).toEqual(["envelope.decode-json", "envelope.unwrap-singleton-object-array"]);
 	});
 
-	it("fails closed on an empty array, a two-element array and a number, keeping the reference (14)", () => {
+	it("fails closed on an empty array, a two-element array and a number, keeping the reference", () => {
 		for (const input of [[], [{ path: "/a" }, { path: "/b" }], 42]) {
 			const result = custom(pathSchema, input);
 			expect(result.outcome).toBe("unrepairable");
@@ -163,7 +167,7 @@ describe("envelope through the pipeline (§8.2)", () => {
 		}
 	});
 
-	it("does not unwrap a string singleton or a nested array (15)", () => {
+	it("does not unwrap a string singleton or a nested array", () => {
 		for (const input of [["x"], [[{ a: 1 }]]]) {
 			const result = custom(Type.Unknown(), input);
 			expect(result.outcome).toBe("valid");
@@ -171,20 +175,20 @@ describe("envelope through the pipeline (§8.2)", () => {
 		}
 	});
 
-	it("escapes a raw line feed inside a JSON string and records it after the decode (16)", () => {
+	it("escapes a raw line feed inside a JSON string and records it after the decode", () => {
 		const result = custom(pathSchema, '{"path":"a\nb"}');
 		expect(result.args).toEqual({ path: "a\nb" });
 		expect(ruleIds(result)).toEqual(["envelope.decode-json", "envelope.escape-control-character"]);
 	});
 
-	it("records no escape change when only the inner layer needed escaping (17)", () => {
+	it("records no escape change when only the inner layer needed escaping", () => {
 		const inner = '{"path":"a\nb"}';
 		const result = custom(pathSchema, JSON.stringify(inner));
 		expect(result.args).toEqual({ path: "a\nb" });
 		expect(ruleIds(result)).toEqual(["envelope.decode-json"]);
 	});
 
-	it("completes a truncated object under adaptive only, and only when the schema accepts it (18)", () => {
+	it("completes a truncated object under adaptive only, and only when the schema accepts it", () => {
 		const adaptive = custom(pathSchema, '{"path":"/tmp/a"');
 		expect(adaptive.outcome).toBe("repaired");
 		expect(adaptive.args).toEqual({ path: "/tmp/a" });
@@ -193,7 +197,7 @@ describe("envelope through the pipeline (§8.2)", () => {
 		expect(custom(pathSchema, '{"wrong":true').outcome).toBe("unrepairable");
 	});
 
-	it("refuses to close an open string or wrap broken JSON as a command (19, decisions §4.1 and §4.9)", () => {
+	it("refuses to close an open string or wrap broken JSON as a command: either would run a guess", () => {
 		for (const policy of ["conservative", "adaptive"] as const) {
 			const result = builtin("bash", '{"command":"ls', { policy });
 			expect(result.outcome).toBe("unrepairable");
@@ -202,20 +206,20 @@ describe("envelope through the pipeline (§8.2)", () => {
 		expect(builtin("bash", '{"command":"rm -rf /tmp/scra').outcome).toBe("unrepairable");
 	});
 
-	it("never completes an open array, even after a complete value (20)", () => {
+	it("never completes an open array, even after a complete value", () => {
 		const schema = Type.Object({ include: Type.Array(Type.String()) });
 		const result = custom(schema, '{"include":["a"');
 		expect(result.outcome).toBe("unrepairable");
 		expect(result.args).toBe('{"include":["a"');
 	});
 
-	it("escapes control characters in a completion candidate (21)", () => {
+	it("escapes control characters in a completion candidate", () => {
 		const result = custom(pathSchema, '{"path":"a\nb"');
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "a\nb" });
 	});
 
-	it("lets the engine parse a root object when the envelope is over its size limit (22)", () => {
+	it("lets the engine parse a root object when the envelope is over its size limit", () => {
 		const result = custom(pathSchema, '{"path":"/x"}', { limits: { maxInputBytes: 4 } });
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "/x" });
@@ -223,7 +227,7 @@ describe("envelope through the pipeline (§8.2)", () => {
 		expect(result.changes[0]?.stage).toBe("schema-repair");
 	});
 
-	it("keeps an own __proto__ key as data and pollutes nothing (25)", () => {
+	it("keeps an own __proto__ key as data and pollutes nothing", () => {
 		const result = custom(pathSchema, '{"path":"/x","__proto__":{"polluted":true}}');
 		expect(result.outcome).toBe("repaired");
 		const args = result.args as Record<string, unknown>;
@@ -232,7 +236,7 @@ describe("envelope through the pipeline (§8.2)", () => {
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 	});
 
-	it("keeps the original text when JSON decodes to a non-object (26)", () => {
+	it("keeps the original text when JSON decodes to a non-object", () => {
 		const bash = builtin("bash", '"hi"');
 		expect(bash.outcome).toBe("repaired");
 		expect(bash.args).toEqual({ command: '"hi"' });
@@ -241,14 +245,14 @@ describe("envelope through the pipeline (§8.2)", () => {
 		expect(nullText.retryMessage?.endsWith('Received: "null"')).toBe(true);
 	});
 
-	it("decodes the envelope regardless of the schema (27)", () => {
+	it("decodes the envelope regardless of the schema", () => {
 		expect(custom(Type.String(), '{"a":1}').outcome).toBe("unrepairable");
 		const unknown = custom(Type.Unknown(), '{"a":1}');
 		expect(unknown.outcome).toBe("repaired");
 		expect(unknown.args).toEqual({ a: 1 });
 	});
 
-	it("never wraps an unwrapped singleton back into an array (28, decisions §4.8)", () => {
+	it("never wraps an unwrapped singleton back into an array", () => {
 		const schema = Type.Array(Type.Object({ a: Type.Number() }));
 		const input = [{ a: 1 }];
 		const result = custom(schema, input);
@@ -256,7 +260,7 @@ describe("envelope through the pipeline (§8.2)", () => {
 		expect(result.args).toBe(input);
 	});
 
-	it("converts a decoded number to its exact text for a string field, on the record, with no issue summary (29)", () => {
+	it("converts a decoded number to its exact text for a string field, on the record, with no issue summary", () => {
 		const result = custom(pathSchema, '{"path":4164}');
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "4164" });
@@ -266,18 +270,18 @@ describe("envelope through the pipeline (§8.2)", () => {
 	});
 });
 
-describe("preprocessing through the pipeline (§8.3)", () => {
+describe("preprocessing through the pipeline", () => {
 	const optionalPath = Type.Object({ path: Type.Optional(Type.String()) });
 	const alias = (selector: `/${string}`, aliases: string[], extra: Partial<Preprocessor> = {}): Preprocessor =>
 		({ kind: "alias", selector, aliases, ...extra }) as Preprocessor;
 
-	it("runs an exact alias before the fast path even when the schema would accept the extra key (30)", () => {
+	it("runs an exact alias before the fast path even when the schema would accept the extra key", () => {
 		const result = custom(optionalPath, { directory: "/tmp" }, { preprocessors: [alias("/path", ["directory"])] });
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "/tmp" });
 	});
 
-	it("treats an empty canonical as missing only when configured (31)", () => {
+	it("treats an empty canonical as missing only when configured", () => {
 		const schema = Type.Object({ path: Type.String(), content: Type.String() });
 		const result = custom(
 			schema,
@@ -289,7 +293,7 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		expect(result.args).toEqual({ path: "/x", content: "", body: "replacement" });
 	});
 
-	it("ignores an unrecognized preprocessor kind next to an alias (32)", () => {
+	it("ignores an unrecognized preprocessor kind next to an alias", () => {
 		const result = custom(
 			optionalPath,
 			{ directory: "/tmp" },
@@ -305,7 +309,7 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		expect(check(optionalPath, result.args)).toBe(true);
 	});
 
-	it("renames inside every array element with a wildcard and touches nothing unconfigured (33)", () => {
+	it("renames inside every array element with a wildcard and touches nothing unconfigured", () => {
 		const schema = Type.Object({
 			files: Type.Array(Type.Object({ oldText: Type.String() })),
 			content: Type.Optional(Type.String()),
@@ -319,14 +323,14 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		expect(ruleIds(result)).toEqual(["preprocess.exact-alias"]);
 	});
 
-	it("moves only the first alias present and skips empty or guarded ones (34, 35, 36)", () => {
+	it("moves only the first alias present and skips empty or guarded ones", () => {
 		const preprocessors = [alias("/path", ["a", "b", "c"], { accepts: "string" })];
 		expect(custom(optionalPath, { a: "1", b: "2" }, { preprocessors }).args).toEqual({ b: "2", path: "1" });
 		expect(custom(optionalPath, { a: "", b: "2" }, { preprocessors }).args).toEqual({ a: "", path: "2" });
 		expect(custom(optionalPath, { a: 5, c: "3" }, { preprocessors }).args).toEqual({ a: 5, path: "3" });
 	});
 
-	it("does not let a null canonical block the alias (37)", () => {
+	it("does not let a null canonical block the alias", () => {
 		const result = custom(
 			optionalPath,
 			{ path: null, file_path: "/x" },
@@ -336,7 +340,7 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		expect(ruleIds(result)).toEqual(["preprocess.exact-alias"]);
 	});
 
-	it("does nothing at a non-record or missing parent, or for a numeric segment (38, 39)", () => {
+	it("does nothing at a non-record or missing parent, or for a numeric segment", () => {
 		const schema = Type.Object({ cfg: Type.Optional(Type.Unknown()), files: Type.Optional(Type.Unknown()) });
 		const input = { cfg: [1], files: [{ a: "x" }] };
 		const result = custom(schema, input, {
@@ -346,13 +350,13 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		expect(result.args).toBe(input);
 	});
 
-	it("decodes pointer escapes in selectors (40)", () => {
+	it("decodes pointer escapes in selectors", () => {
 		const schema = Type.Object({ "a/b": Type.String() });
 		const result = custom(schema, { ab: "v" }, { preprocessors: [alias("/a~1b", ["ab"])] });
 		expect(result.args).toEqual({ "a/b": "v" });
 	});
 
-	it("converts scalars only in the configured mode (41)", () => {
+	it("converts scalars only in the configured mode", () => {
 		const schema = Type.Object({ n: Type.Unknown(), s: Type.Unknown(), b: Type.Unknown() });
 		const result = custom(
 			schema,
@@ -379,7 +383,7 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		).toBe(untouched);
 	});
 
-	it("turns a root string into a one-element array with string-or-array at the root (42)", () => {
+	it("turns a root string into a one-element array with string-or-array at the root", () => {
 		const result = custom(Type.Array(Type.String()), "a", {
 			preprocessors: [{ kind: "string-or-array", selector: "" }],
 		});
@@ -387,7 +391,7 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		expect(result.changes[0]?.note).toContain("/");
 	});
 
-	it("unwraps only degenerate links among path array items (43)", () => {
+	it("unwraps only degenerate links among path array items", () => {
 		const schema = Type.Object({ files: Type.Array(Type.String()) });
 		const result = custom(
 			schema,
@@ -397,12 +401,12 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		expect(result.args).toEqual({ files: ["a.md", "[b](https://c)"] });
 	});
 
-	it("never changes anything with the glob kind (44)", () => {
+	it("never changes anything with the glob kind", () => {
 		const input = { path: "^*.ts$" };
 		expect(custom(pathSchema, input, { preprocessors: [{ kind: "glob", selector: "/path" }] }).args).toBe(input);
 	});
 
-	it("gates heuristic kinds by model and records one observation under conservative (45)", () => {
+	it("gates heuristic kinds by model and records one observation under conservative", () => {
 		const preprocessors: Preprocessor[] = [
 			{ kind: "anchor-bleed", selector: "/path", modelFamilies: [/glm/i] },
 			{ kind: "anchor-bleed", selector: "/other", modelFamilies: [/glm/i] },
@@ -429,14 +433,14 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		expect(seen).toEqual([expected]);
 	});
 
-	it("strips anchors at the edges only (46)", () => {
+	it("strips anchors at the edges only", () => {
 		const preprocessors: Preprocessor[] = [{ kind: "anchor-bleed", selector: "/path", modelFamilies: [/glm/i] }];
 		expect(custom(pathSchema, { path: "^^x$$" }, { preprocessors, modelId: "glm-4.6" }).args).toEqual({ path: "x" });
 		const inner = { path: "a^b$c" };
 		expect(custom(pathSchema, inner, { preprocessors, modelId: "glm-4.6" }).args).toBe(inner);
 	});
 
-	it("strips leaked grammar tokens from keys and values (47)", () => {
+	it("strips leaked grammar tokens from keys and values", () => {
 		const result = custom(
 			Type.Object({ a: Type.String() }),
 			{ "<arg_key>a</arg_key>": "<arg_value>v</arg_value>", b: "<arg_key><arg_value>x", c: 5 },
@@ -447,297 +451,10 @@ describe("preprocessing through the pipeline (§8.3)", () => {
 		expect(ruleIds(result)).toEqual(["stripGrammarTokenLeak"]);
 	});
 
-	it("unwraps a markdown-link path even under conservative (49)", () => {
+	it("unwraps a markdown-link path even under conservative", () => {
 		const result = builtin("read", { path: "[a.md](http://a.md)" }, { policy: "conservative" });
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "a.md" });
 		expect(ruleIds(result)).toEqual(["preprocess.filesystem-path"]);
-	});
-});
-
-describe("schema-repair engine through the pipeline (§8.5)", () => {
-	it("renames an alias in the facade and names it in the note (57)", () => {
-		const result = facade("read", { file_path: "/tmp/a.txt" });
-		expect(result.outcome).toBe("repaired");
-		expect(result.args).toEqual({ path: "/tmp/a.txt" });
-		expect(result.rulesFired).toEqual(["renameAliasedField"]);
-		expect(result.notes[0]).toContain("file_path");
-		expect(ruleIds(builtin("read", { file_path: "/tmp/a.txt" }))).toEqual(["preprocess.exact-alias"]);
-	});
-
-	it("drops a null optional, and a null required field ends unrepairable (58)", () => {
-		const optional = builtin("read", { path: "/a", offset: null });
-		expect(optional.args).toEqual({ path: "/a" });
-		expect(ruleIds(optional)).toEqual(["dropNullOrUndefinedField"]);
-		expect(optional.changes[0]?.note).toContain("null");
-		const required = builtin("read", { path: null });
-		expect(required.outcome).toBe("unrepairable");
-		expect(required.retryMessage).toContain("  • /path: must be string");
-	});
-
-	it("drops an empty object standing in for an optional array, nothing else (59)", () => {
-		const schema = Type.Object({ path: Type.String(), tags: Type.Optional(Type.Array(Type.String())) });
-		const dropped = custom(schema, { path: "/a", tags: {} });
-		expect(dropped.args).toEqual({ path: "/a" });
-		expect(ruleIds(dropped)).toEqual(["dropEmptyObjectPlaceholder"]);
-		expect(custom(schema, { path: "/a", tags: { a: 1 } }).outcome).toBe("unrepairable");
-		const requiredArray = Type.Object({ tags: Type.Array(Type.String()) });
-		expect(custom(requiredArray, { tags: {} }).outcome).toBe("unrepairable");
-	});
-
-	it("parses array text before wrapping and never wraps a list literal (60, decisions §4.7)", () => {
-		const schema = Type.Object({ include: Type.Array(Type.String()) });
-		const parsed = custom(schema, { include: '["a","b"]' });
-		expect(parsed.args).toEqual({ include: ["a", "b"] });
-		expect(ruleIds(parsed)).toEqual(["parseJsonStringifiedArray"]);
-		const wrapped = custom(schema, { include: "foo" });
-		expect(wrapped.args).toEqual({ include: ["foo"] });
-		expect(ruleIds(wrapped)).toEqual(["wrapBareStringAsArray"]);
-		for (const literal of ['["a",', "['a', 'b']", " [1, 2"]) {
-			const input = { include: literal };
-			const result = custom(schema, input);
-			expect(result.outcome).toBe("unrepairable");
-			expect(result.args).toBe(input);
-		}
-	});
-
-	it("converts parsed number items to their text for a string array (61)", () => {
-		const schema = Type.Object({ include: Type.Array(Type.String()) });
-		expect(custom(schema, { include: "[1,2]" }).args).toEqual({ include: ["1", "2"] });
-	});
-
-	it("parses object text for object fields and array elements, never malformed text (62)", () => {
-		const schema = Type.Object({ opts: Type.Object({ deep: Type.Boolean() }) });
-		const parsed = custom(schema, { opts: '{"deep":true}' });
-		expect(parsed.args).toEqual({ opts: { deep: true } });
-		expect(ruleIds(parsed)).toEqual(["parseJsonStringifiedObject"]);
-		expect(custom(schema, { opts: '{"a":1' }).outcome).toBe("unrepairable");
-		const list = Type.Object({ items: Type.Array(Type.Object({ a: Type.Number() })) });
-		const element = custom(list, { items: ['{"a":1}'] });
-		expect(element.args).toEqual({ items: [{ a: 1 }] });
-		expect(element.changes[0]?.note).toContain('"0"');
-	});
-
-	it("fires several rules in one pass and keeps valid fields (63)", () => {
-		const result = facade("read", { file_path: "/a", offset: null, limit: 5 });
-		expect(result.args).toEqual({ path: "/a", limit: 5 });
-		expect(result.rulesFired).toEqual(["renameAliasedField", "dropNullOrUndefinedField"]);
-	});
-
-	it("iterates: a parsed array then gets its aliases renamed (64)", () => {
-		const input = { path: "/a.txt", edits: '[{"old_text":"foo","new_text":"bar"}]' };
-		const legacy = facade("edit", input);
-		expect(legacy.args).toEqual({ path: "/a.txt", edits: [{ oldText: "foo", newText: "bar" }] });
-		expect(legacy.rulesFired).toEqual(["parseJsonStringifiedArray", "renameAliasedField"]);
-		expect(facade("edit", { path: "/a.txt", edits: '[{"oldText":"foo","newText":"bar"}]' }).rulesFired).toEqual([
-			"parseJsonStringifiedArray",
-		]);
-		expect(ruleIds(builtin("edit", input))).toEqual([
-			"parseJsonStringifiedArray",
-			"renameAliasedField",
-			"renameAliasedField",
-		]);
-	});
-
-	it("needs two passes for an array of stringified objects (65)", () => {
-		const input = { path: "/a", edits: JSON.stringify([JSON.stringify({ oldText: "a", newText: "b" })]) };
-		const result = facade("edit", input);
-		expect(result.outcome).toBe("repaired");
-		expect(result.rulesFired).toEqual(["parseJsonStringifiedArray", "parseJsonStringifiedObject"]);
-	});
-
-	it("renames aliases in every element of a parsed array (66)", () => {
-		const edits = JSON.stringify([
-			{ old_text: "a", new_text: "b" },
-			{ search: "c", replace: "d" },
-		]);
-		const result = facade("edit", { path: "/a", edits });
-		expect(result.args).toEqual({
-			path: "/a",
-			edits: [
-				{ oldText: "a", newText: "b" },
-				{ oldText: "c", newText: "d" },
-			],
-		});
-	});
-
-	it("never uses a null alias value (67)", () => {
-		expect(facade("edit", { path: "/a", edits: '[{"old_text":null,"new_text":"b"}]' }).outcome).toBe("unrepairable");
-	});
-
-	it("stops after a pass that fires nothing (68)", () => {
-		const result = facade("edit", { path: "/a", edits: [{ bogus: 42 }] });
-		expect(result.outcome).toBe("unrepairable");
-		expect(result.rulesFired).toEqual([]);
-	});
-
-	it("caps repair at three passes and never turns the rest into zeros (69, decisions §4.8)", () => {
-		const properties: Record<string, ReturnType<typeof Type.Optional<ReturnType<typeof Type.Number>>>> = {};
-		const input: Record<string, null> = {};
-		for (let i = 0; i < 30; i++) {
-			properties[`f${i}`] = Type.Optional(Type.Number());
-			input[`f${i}`] = null;
-		}
-		const result = custom(Type.Object(properties), input);
-		expect(result.outcome).toBe("unrepairable");
-		expect(result.args).toBe(input);
-		expect(result.changes).toEqual([]);
-	});
-
-	it("never drops a null array element nor converts it (70, decisions §4.8)", () => {
-		const input = { items: [null] };
-		const result = custom(Type.Object({ items: Type.Array(Type.String()) }), input);
-		expect(result.outcome).toBe("unrepairable");
-		expect(result.args).toBe(input);
-	});
-});
-
-describe("unrepairable results and diagnostics (§8.7)", () => {
-	it("keeps the reference and reports a required-field fingerprint (85)", () => {
-		const input = { nothing: "useful" };
-		const result = builtin("read", input);
-		expect(result.outcome).toBe("unrepairable");
-		expect(result.args).toBe(input);
-		expect(result.changes).toEqual([]);
-		expect(result.issueSummary).toBe("(root)|required|path");
-		expect(result.fingerprint).toBe("c888829a");
-	});
-
-	it("names the tool and never turns null content into text (86)", () => {
-		const result = builtin("write", { path: "/a.txt", content: null });
-		expect(result.outcome).toBe("unrepairable");
-		const lines = result.retryMessage?.split("\n") ?? [];
-		expect(lines[0]).toContain("write");
-		expect(lines[0]?.endsWith(":")).toBe(true);
-		expect(lines.at(-1)).toBe('Received: {"path":"/a.txt","content":null}');
-		expect(JSON.stringify(result)).not.toContain('"content":"null"');
-	});
-
-	it("fingerprints the failure shape, not the values (87)", () => {
-		expect(builtin("read", { x: 1 }).fingerprint).toBe(builtin("read", { x: 2 }).fingerprint);
-	});
-
-	it("lists at most eight issues and cuts Received at 300 characters (88)", () => {
-		const properties: Record<string, ReturnType<typeof Type.Number>> = {};
-		const input: Record<string, string> = {};
-		for (let i = 0; i < 20; i++) {
-			properties[`field${i}`] = Type.Number();
-			input[`field${i}`] = "x".repeat(20);
-		}
-		const message = custom(Type.Object(properties), input).retryMessage ?? "";
-		expect(message.split("\n").filter((line) => line.startsWith("  • "))).toHaveLength(8);
-		const received = message.split("\n").at(-1) ?? "";
-		expect(received.length).toBe("Received: ".length + 301);
-		expect(received.endsWith("…")).toBe(true);
-	});
-
-	it("shows the post-envelope value in Received (89)", () => {
-		const result = custom(pathSchema, '{"wrong":1}');
-		expect(result.retryMessage?.endsWith('Received: {"wrong":1}')).toBe(true);
-	});
-
-	it("claims no changes and returns the original input even after earlier stages changed it (90)", () => {
-		const input = '{"file_path":5,"path":null}';
-		const result = builtin("edit", input);
-		expect(result.outcome).toBe("unrepairable");
-		expect(result.changes).toEqual([]);
-		expect(result.args).toBe(input);
-	});
-
-	it("fails closed on undefined with Received: undefined (91)", () => {
-		const result = custom(pathSchema, undefined);
-		expect(result.outcome).toBe("unrepairable");
-		expect(result.args).toBeUndefined();
-		expect(result.retryMessage?.endsWith("Received: undefined")).toBe(true);
-	});
-});
-
-describe("callbacks (§8.8)", () => {
-	it("calls onOutcome exactly once with the returned result, after the observations (92)", () => {
-		const calls: RepairPipelineResult[] = [];
-		const result = custom(pathSchema, '{"path":"/x"}', { onOutcome: (outcome) => calls.push(outcome) });
-		expect(calls).toHaveLength(1);
-		expect(calls[0]).toBe(result);
-		expect(result.outcome).toBe("repaired");
-
-		const order: string[] = [];
-		custom(
-			pathSchema,
-			{ path: "^/x$" },
-			{
-				preprocessors: [{ kind: "anchor-bleed", selector: "/path", modelFamilies: [/glm/i] }],
-				modelId: "glm-4.6",
-				policy: "conservative",
-				onObservation: () => order.push("observation"),
-				onOutcome: () => order.push("outcome"),
-			},
-		);
-		expect(order).toEqual(["observation", "outcome"]);
-	});
-
-	it("swallows exceptions thrown by either callback without changing the verdict (92)", () => {
-		const input = { path: "^/x$" };
-		const result = runRepairPipeline({
-			input,
-			config: {
-				toolName: "custom",
-				schema: pathSchema,
-				preprocessors: [{ kind: "anchor-bleed", selector: "/path", modelFamilies: [/glm/i] }],
-				modelId: "glm-4.6",
-				policy: "conservative",
-				onObservation: () => {
-					throw new Error("observer");
-				},
-				onOutcome: () => {
-					throw new Error("outcome");
-				},
-			},
-		});
-		expect(result.outcome).toBe("valid");
-		expect(result.args).toBe(input);
-	});
-});
-
-describe("input outside the JSON domain", () => {
-	it("fails closed instead of throwing on cycles and functions", () => {
-		const cyclic: Record<string, unknown> = { file_path: "/a" };
-		cyclic.self = cyclic;
-		const withFunction = { file_path: "/a", run: () => 1 };
-		for (const input of [cyclic, withFunction, "x".repeat(3) as unknown]) {
-			expect(() => builtin("read", input, { ownerPrepareArguments: (value) => value })).not.toThrow();
-		}
-		const result = builtin("read", cyclic);
-		expect(result.outcome).toBe("unrepairable");
-		expect(result.args).toBe(cyclic);
-		expect(result.retryMessage).toContain("read");
-	});
-});
-
-describe("result shape", () => {
-	it("reports the resolved policy name, adaptive by default", () => {
-		expect(custom(pathSchema, { path: "/a" }).policy).toBe("adaptive");
-		expect(custom(pathSchema, { path: "/a" }, { policy: "recover" }).policy).toBe("recover");
-	});
-
-	it("gives every repaired change a rule ID, a stage and a note, and a fresh object", () => {
-		const input = { file_path: "/a", offset: null };
-		const result = builtin("read", input);
-		expect(result.args).not.toBe(input);
-		for (const change of result.changes) {
-			expect(change.ruleId).not.toBe("");
-			expect(change.note).not.toBe("");
-			expect(["envelope", "owner-shim", "preprocess", "schema-repair"]).toContain(change.stage);
-		}
-		expect(check(BUILTIN_SCHEMAS.read, result.args)).toBe(true);
-	});
-
-	it("shares no containers with the caller's input in a repaired result", () => {
-		const nested = { oldText: "a", newText: "b" };
-		const input = { file_path: "/a", edits: [nested] };
-		const result = builtin("edit", input);
-		const edits = (result.args as { edits: unknown[] }).edits;
-		expect(edits).not.toBe(input.edits);
-		expect(edits[0]).not.toBe(nested);
-		expect(edits[0]).toEqual(nested);
 	});
 });

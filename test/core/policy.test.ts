@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { resolveRepairPolicy } from "../../src/core/policy.ts";
 
 describe("resolveRepairPolicy", () => {
-	it("conservative forbids completion and valid-value transforms and only observes grammar (case 104)", () => {
+	it("conservative forbids completion and valid-value transforms and only observes grammar", () => {
 		expect(resolveRepairPolicy("conservative")).toEqual({
 			profile: "conservative",
 			allowTruncatedEnvelopeCompletion: false,
@@ -12,7 +12,7 @@ describe("resolveRepairPolicy", () => {
 		});
 	});
 
-	it("adaptive allows both transforms and strips grammar (case 104)", () => {
+	it("adaptive allows both transforms and strips grammar", () => {
 		expect(resolveRepairPolicy("adaptive")).toEqual({
 			profile: "adaptive",
 			allowTruncatedEnvelopeCompletion: true,
@@ -22,17 +22,17 @@ describe("resolveRepairPolicy", () => {
 		});
 	});
 
-	it("recover differs from adaptive only in grammar mode (case 104)", () => {
+	it("recover differs from adaptive only in grammar mode", () => {
 		const recover = resolveRepairPolicy("recover");
 		expect(recover.grammarMode).toBe("recover");
 		expect({ ...recover, grammarMode: "strip", profile: "adaptive" }).toEqual(resolveRepairPolicy("adaptive"));
 	});
 
-	it("defaults to adaptive with no arguments (case 104)", () => {
+	it("defaults to adaptive with no arguments", () => {
 		expect(resolveRepairPolicy()).toEqual(resolveRepairPolicy("adaptive"));
 	});
 
-	it("lays grammar overrides over the profile (case 104)", () => {
+	it("lays grammar overrides over the profile", () => {
 		expect(resolveRepairPolicy("recover", { unknownGrammarText: "strip" }).unknownGrammarText).toBe("strip");
 		expect(resolveRepairPolicy("conservative", { grammarMode: "off" }).grammarMode).toBe("off");
 	});

@@ -130,7 +130,7 @@ describe("preprocessInput: identity and copy-on-write", () => {
 });
 
 describe("preprocessInput: alias", () => {
-	it("moves an exact alias onto its canonical key even when the schema would accept the extra key (case 30)", () => {
+	it("moves an exact alias onto its canonical key even when the schema would accept the extra key", () => {
 		const result = run({ directory: "/tmp" }, [{ kind: "alias", selector: "/path", aliases: ["directory"] }], {
 			toolName: "lister",
 		});
@@ -143,7 +143,7 @@ describe("preprocessInput: alias", () => {
 		expect(change!.note).toContain("lister");
 	});
 
-	it("treats an empty canonical as missing only with emptyEquivalentToMissing (case 31)", () => {
+	it("treats an empty canonical as missing only with emptyEquivalentToMissing", () => {
 		const result = run({ path: "", file_path: "/x", content: "", body: "replacement" }, [
 			{ kind: "alias", selector: "/path", aliases: ["file_path"], emptyEquivalentToMissing: true },
 			{ kind: "alias", selector: "/content", aliases: ["body"] },
@@ -152,14 +152,14 @@ describe("preprocessInput: alias", () => {
 		expect(ruleIds(result)).toEqual(["preprocess.exact-alias"]);
 	});
 
-	it("ignores an unknown preprocessor kind next to an alias (case 32)", () => {
+	it("ignores an unknown preprocessor kind next to an alias", () => {
 		const unknownKind = { kind: "telepathy", selector: "/path" } as unknown as Preprocessor;
 		const result = run({ file: "/x" }, [unknownKind, { kind: "alias", selector: "/path", aliases: ["file"] }]);
 		expect(result.value).toEqual({ path: "/x" });
 		expect(ruleIds(result)).toEqual(["preprocess.exact-alias"]);
 	});
 
-	it("renames inside every array element and leaves unconfigured keys exactly as sent (case 33)", () => {
+	it("renames inside every array element and leaves unconfigured keys exactly as sent", () => {
 		const input = {
 			paht: "/typo",
 			content: '{"looks":"like json"}',
@@ -173,7 +173,7 @@ describe("preprocessInput: alias", () => {
 		});
 	});
 
-	it("moves only the first present alias and leaves the others as extra keys (case 34)", () => {
+	it("moves only the first present alias and leaves the others as extra keys", () => {
 		const result = run({ filename: "/b", file_path: "/a" }, [
 			{ kind: "alias", selector: "/path", aliases: ["file_path", "filename"] },
 		]);
@@ -181,14 +181,14 @@ describe("preprocessInput: alias", () => {
 		expect(result.changes).toHaveLength(1);
 	});
 
-	it("skips an alias whose value is the empty string (case 35)", () => {
+	it("skips an alias whose value is the empty string", () => {
 		const result = run({ file_path: "", filename: "/b" }, [
 			{ kind: "alias", selector: "/path", aliases: ["file_path", "filename"] },
 		]);
 		expect(result.value).toEqual({ file_path: "", path: "/b" });
 	});
 
-	it("skips an alias that fails its accepts guard; without a guard only null and undefined are refused (case 36)", () => {
+	it("skips an alias that fails its accepts guard; without a guard only null and undefined are refused", () => {
 		const guarded = run({ file_path: 5, filename: "/b" }, [
 			{ kind: "alias", selector: "/path", aliases: ["file_path", "filename"], accepts: "string" },
 		]);
@@ -208,7 +208,7 @@ describe("preprocessInput: alias", () => {
 		expect(run({ changes: [], cfg: { a: 1 } }, preprocessors).value).toEqual({ edits: [], config: { a: 1 } });
 	});
 
-	it("does not let a null canonical block the alias, and keeps its position (case 37)", () => {
+	it("does not let a null canonical block the alias, and keeps its position", () => {
 		const result = run({ path: null, file_path: "/x", z: 1 }, [
 			{ kind: "alias", selector: "/path", aliases: ["file_path"] },
 		]);
@@ -222,7 +222,7 @@ describe("preprocessInput: alias", () => {
 		expect(Object.keys(result.value as object)).toEqual(["z", "path"]);
 	});
 
-	it("does nothing when the alias parent is not a record or is missing (case 38)", () => {
+	it("does nothing when the alias parent is not a record or is missing", () => {
 		const preprocessors: Preprocessor[] = [
 			{ kind: "alias", selector: "/config/mode", aliases: ["m"], accepts: "string" },
 		];
@@ -232,13 +232,13 @@ describe("preprocessInput: alias", () => {
 		expect(run(missingParent, preprocessors).value).toBe(missingParent);
 	});
 
-	it("does not index arrays with a numeric segment (case 39)", () => {
+	it("does not index arrays with a numeric segment", () => {
 		const input = { files: [{ old_string: "a" }] };
 		const result = run(input, [{ kind: "alias", selector: "/files/0/oldText", aliases: ["old_string"] }]);
 		expect(result.value).toBe(input);
 	});
 
-	it("decodes pointer escapes in the selector (case 40)", () => {
+	it("decodes pointer escapes in the selector", () => {
 		const result = run({ "a/b": { old: 1 } }, [{ kind: "alias", selector: "/a~1b/new", aliases: ["old"] }]);
 		expect(result.value).toEqual({ "a/b": { new: 1 } });
 	});
@@ -260,7 +260,7 @@ describe("preprocessInput: alias", () => {
 });
 
 describe("preprocessInput: field kinds", () => {
-	it("scalar number mode converts decimal number text only (case 41)", () => {
+	it("scalar number mode converts decimal number text only", () => {
 		const result = run({ a: " 5 ", b: "0x10", c: "1e3", d: "", e: "-2.5", f: "Infinity", g: 7 }, [
 			{ kind: "scalar", selector: "/a", scalarType: "number" },
 			{ kind: "scalar", selector: "/b", scalarType: "number" },
@@ -274,13 +274,13 @@ describe("preprocessInput: field kinds", () => {
 		expect(ruleIds(result)).toEqual(["preprocess.scalar"]);
 	});
 
-	it("scalar string mode stringifies numbers and booleans but not null (case 41)", () => {
+	it("scalar string mode stringifies numbers and booleans but not null", () => {
 		const result = run({ list: [5, true, null, "s"] }, [{ kind: "scalar", selector: "/list/*", scalarType: "string" }]);
 		expect(result.value).toEqual({ list: ["5", "true", null, "s"] });
 		expect(result.changes).toHaveLength(2);
 	});
 
-	it("scalar boolean mode accepts true/false in any case only (case 41)", () => {
+	it("scalar boolean mode accepts true/false in any case only", () => {
 		const result = run({ list: ["TRUE", "False", "yes", 1] }, [
 			{ kind: "scalar", selector: "/list/*", scalarType: "boolean" },
 		]);
@@ -293,7 +293,7 @@ describe("preprocessInput: field kinds", () => {
 		expect(run(input, [{ kind: "scalar", selector: "/a" }]).value).toBe(input);
 	});
 
-	it("string-or-array wraps a root string and renders the root selector as a slash (case 42)", () => {
+	it("string-or-array wraps a root string and renders the root selector as a slash", () => {
 		const result = run("urgent", [{ kind: "string-or-array", selector: "" }], { toolName: "tagger" });
 		expect(result.value).toEqual(["urgent"]);
 		const [change] = result.changes;
@@ -317,7 +317,7 @@ describe("preprocessInput: field kinds", () => {
 		expect(change!.note).toContain("counter");
 	});
 
-	it("filesystem-path unwraps only degenerate links among wildcard items (case 43)", () => {
+	it("filesystem-path unwraps only degenerate links among wildcard items", () => {
 		const result = run({ files: ["[a.md](https://a.md)", "[b](https://c)", 7] }, [
 			{ kind: "filesystem-path", selector: "/files/*" },
 		]);
@@ -336,14 +336,14 @@ describe("preprocessInput: field kinds", () => {
 		expect(change!.note).toContain("finder");
 	});
 
-	it("glob never changes anything (case 44)", () => {
+	it("glob never changes anything", () => {
 		const input = { pattern: "[a](http://a)" };
 		const result = run(input, [{ kind: "glob", selector: "/pattern" }]);
 		expect(result.value).toBe(input);
 		expect(result.changes).toEqual([]);
 	});
 
-	it("unwraps a markdown path even when valid-value transforms are forbidden (case 49)", () => {
+	it("unwraps a markdown path even when valid-value transforms are forbidden", () => {
 		const result = run({ path: "[notes.md](http://notes.md)" }, [{ kind: "filesystem-path", selector: "/path" }], {
 			allowValidValueTransforms: false,
 		});
@@ -355,7 +355,7 @@ describe("preprocessInput: field kinds", () => {
 describe("preprocessInput: model-gated valid-value kinds", () => {
 	const anchor: Preprocessor = { kind: "anchor-bleed", selector: "/path", modelFamilies: GLM };
 
-	it("never runs without a matching model id and model families (case 45)", () => {
+	it("never runs without a matching model id and model families", () => {
 		const input = { path: "^/x$" };
 		expect(run(input, [anchor]).value).toBe(input);
 		expect(run(input, [anchor], { modelId: "" }).value).toBe(input);
@@ -363,7 +363,7 @@ describe("preprocessInput: model-gated valid-value kinds", () => {
 		expect(run(input, [{ kind: "anchor-bleed", selector: "/path" }], { modelId: "glm-4.6" }).value).toBe(input);
 	});
 
-	it("observes instead of writing under a policy without valid-value transforms, once per rule (case 45)", () => {
+	it("observes instead of writing under a policy without valid-value transforms, once per rule", () => {
 		const input = { path: "^/x$", other: "^y" };
 		const result = run(input, [anchor, { kind: "anchor-bleed", selector: "/other", modelFamilies: GLM }], {
 			modelId: "glm-4.6",
@@ -374,7 +374,7 @@ describe("preprocessInput: model-gated valid-value kinds", () => {
 		expect(result.observations).toEqual(["stripAnchorBleed"]);
 	});
 
-	it("strips anchor runs at the edges only (case 46)", () => {
+	it("strips anchor runs at the edges only", () => {
 		const result = run(
 			{ a: "^^x$$", b: "a^b$c" },
 			[
@@ -396,7 +396,7 @@ describe("preprocessInput: model-gated valid-value kinds", () => {
 		}
 	});
 
-	it("cleans leaked tokens from root keys and string values into a null-prototype record (case 47)", () => {
+	it("cleans leaked tokens from root keys and string values into a null-prototype record", () => {
 		const input = { "<arg_key>a</arg_key>": "<arg_value>v</arg_value>", b: "<arg_key><arg_value>x", c: 5 };
 		const result = run(input, [{ kind: "grammar-tokens", selector: "", modelFamilies: GLM }], {
 			modelId: "glm-4.6",
@@ -408,7 +408,7 @@ describe("preprocessInput: model-gated valid-value kinds", () => {
 		expect(result.changes[0]!.note).toContain("grep");
 	});
 
-	it("keeps the later value when cleaned keys collide (case 47)", () => {
+	it("keeps the later value when cleaned keys collide", () => {
 		const result = run(
 			{ "<arg_key>a</arg_key>": 1, a: 2 },
 			[{ kind: "grammar-tokens", selector: "", modelFamilies: GLM }],
@@ -438,7 +438,7 @@ describe("preprocessInput: model-gated valid-value kinds", () => {
 		expect(Object.getPrototypeOf(result.value)).toBe(Object.prototype);
 	});
 
-	it("leaves a value with no leaked token untouched, whitespace included (case 48, decisions 4.3)", () => {
+	it("leaves a value with no leaked token untouched, whitespace included", () => {
 		const input = { path: " /x " };
 		const result = run(input, [{ kind: "grammar-tokens", selector: "/path", modelFamilies: GLM }], {
 			modelId: "glm-4.6",
@@ -485,7 +485,7 @@ describe("preprocessInput: model-gated valid-value kinds", () => {
 		expect(result.value).toEqual({ v: "<arg_value>x</arg_value>" });
 	});
 
-	it("observes a leaked token under conservative and keeps the value (case 48)", () => {
+	it("observes a leaked token under conservative and keeps the value", () => {
 		const input = { "<arg_key>pattern</arg_key>": "<arg_value>foo</arg_value>" };
 		const result = run(input, [{ kind: "grammar-tokens", selector: "", modelFamilies: GLM }], {
 			modelId: "glm-4.6",

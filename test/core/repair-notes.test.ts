@@ -5,7 +5,7 @@ import { attachRepairNotes, formatRepairNotes } from "../../src/core/repair-note
 type Item = { type: string; text?: string; data?: string };
 
 describe("formatRepairNotes", () => {
-	it("wraps one note in repair_note tags (case 103)", () => {
+	it("wraps one note in repair_note tags", () => {
 		expect(formatRepairNotes(["fixed"])).toBe("<repair_note>fixed</repair_note>");
 	});
 
@@ -24,7 +24,7 @@ describe("formatRepairNotes", () => {
 describe("attachRepairNotes", () => {
 	const image: Item = { type: "image", data: "AAAA" };
 
-	it("prepends the tagged notes to the first text item and keeps other items equal (case 101)", () => {
+	it("prepends the tagged notes to the first text item and keeps other items equal", () => {
 		const content: Item[] = [image, { type: "text", text: "result" }];
 		const attached = attachRepairNotes(content, ["fixed"]);
 		expect(attached).toEqual([image, { type: "text", text: "<repair_note>fixed</repair_note>\nresult" }]);
@@ -32,19 +32,19 @@ describe("attachRepairNotes", () => {
 		expect(content).toEqual([image, { type: "text", text: "result" }]);
 	});
 
-	it("is idempotent (case 101)", () => {
+	it("is idempotent", () => {
 		const once = attachRepairNotes([image, { type: "text", text: "result" }], ["fixed"]);
 		expect(attachRepairNotes(once, ["fixed"])).toEqual(once);
 	});
 
-	it("inserts a text item at the front when there is none (case 102)", () => {
+	it("inserts a text item at the front when there is none", () => {
 		expect(attachRepairNotes([image], ["fixed"])).toEqual([
 			{ type: "text", text: "<repair_note>fixed</repair_note>" },
 			image,
 		]);
 	});
 
-	it("returns an equal copy for no notes (case 102)", () => {
+	it("returns an equal copy for no notes", () => {
 		const content: Item[] = [{ type: "text", text: "r" }];
 		const attached = attachRepairNotes(content, []);
 		expect(attached).toEqual(content);
@@ -52,13 +52,13 @@ describe("attachRepairNotes", () => {
 		expect(attached[0]).toBe(content[0]);
 	});
 
-	it("inserts duplicate new notes both times (case 102)", () => {
+	it("inserts duplicate new notes both times", () => {
 		expect(attachRepairNotes([{ type: "text", text: "r" }], ["x", "x"])).toEqual([
 			{ type: "text", text: "<repair_note>x</repair_note>\n<repair_note>x</repair_note>\nr" },
 		]);
 	});
 
-	it("skips notes already present in any text item (case 102)", () => {
+	it("skips notes already present in any text item", () => {
 		const content: Item[] = [
 			{ type: "text", text: "first" },
 			{ type: "text", text: "<repair_note>old</repair_note>" },

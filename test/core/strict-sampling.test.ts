@@ -32,7 +32,7 @@ describe("withoutOmittedNulls", () => {
 	});
 });
 
-describe("strict sampling through the pipeline (decisions §3.3)", () => {
+describe("strict sampling through the pipeline", () => {
 	it("treats null optionals as omitted: valid, caller's reference, no change, no observation", () => {
 		const input = { path: "/a", offset: null, limit: null };
 		const result = builtin("read", input, { strictSampling: true });

@@ -3,9 +3,15 @@
  * reproduces one way the pipeline used to run something the model did not
  * ask for, with the real built-in tables and pi's own schemas.
  */
+import { createEditToolDefinition } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
-import { NEW_TEXT_ALIASES, OLD_TEXT_ALIASES } from "../../src/core/builtin-tables.ts";
+import {
+	EDITS_ALIASES,
+	NEW_TEXT_ALIASES,
+	OLD_TEXT_ALIASES,
+	OWNER_SHIM_APPLIES,
+} from "../../src/core/builtin-tables.ts";
 import { preprocessInput } from "../../src/core/preprocess.ts";
 import { builtin, custom, ruleIds } from "../support/pipeline-helpers.ts";
 
@@ -343,5 +349,41 @@ describe("limits hold for every input", () => {
 		const result = builtin("write", input);
 		expect(result.outcome).toBe("valid");
 		expect(result.args).toBe(input);
+	});
+});
+
+describe("token cleanup inside a stringified edits array, canonical or aliased", () => {
+	const piEdit = createEditToolDefinition("/tmp");
+	const withPiShim = {
+		modelId: GLM,
+		ownerPrepareArguments: (args: unknown) => piEdit.prepareArguments?.(args) ?? args,
+		ownerPrepareApplies: OWNER_SHIM_APPLIES.edit,
+	};
+	const leakedEdits = JSON.stringify([{ "<arg_key>oldText</arg_key>": "<arg_value>a", newText: "b</arg_value>" }]);
+
+	for (const key of ["edits", ...EDITS_ALIASES]) {
+		for (const [label, extras] of [
+			["the tables alone", { modelId: GLM }],
+			["pi's edit shim", withPiShim],
+		] as const) {
+			it(`repairs the leaked keys under "${key}" with ${label}, keeps the edit texts, and the result is valid`, () => {
+				const first = builtin("edit", { path: "/a", [key]: leakedEdits }, extras);
+				expect(first.outcome).toBe("repaired");
+				expect(first.args).toEqual({ path: "/a", edits: [{ oldText: "<arg_value>a", newText: "b</arg_value>" }] });
+				const second = builtin("edit", first.args, extras);
+				expect(second.outcome).toBe("valid");
+				expect(second.args).toBe(first.args);
+			});
+		}
+	}
+
+	it("still refuses when the cleaned keys are not the edit's keys", () => {
+		const edits = JSON.stringify([{ "<arg_key>oldTxt</arg_key>": "a", newText: "b" }]);
+		expect(builtin("edit", { path: "/a", changes: edits }, { modelId: GLM }).outcome).toBe("unrepairable");
+	});
+
+	it("leaves the tokens alone for a model that does not leak them", () => {
+		const result = builtin("edit", { path: "/a", changes: leakedEdits }, { modelId: "claude-opus-4-8" });
+		expect(result.outcome).toBe("unrepairable");
 	});
 });

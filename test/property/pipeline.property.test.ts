@@ -1,11 +1,18 @@
 /**
  * Properties of runRepairPipeline over generated tool calls for every
- * built-in table (core-contract §3.10 and §7).
+ * built-in table.
  */
+
+import { createEditToolDefinition } from "@earendil-works/pi-coding-agent";
 import fc from "fast-check";
 import { Compile } from "typebox/compile";
 import { describe, expect, it } from "vitest";
-import { type BuiltinToolName, PIPELINE_PREPROCESSORS } from "../../src/core/builtin-tables.ts";
+import {
+	type BuiltinToolName,
+	EDITS_ALIASES,
+	OWNER_SHIM_APPLIES,
+	PIPELINE_PREPROCESSORS,
+} from "../../src/core/builtin-tables.ts";
 import { compilePreprocessPlan, planMayChange, preprocessInput } from "../../src/core/preprocess.ts";
 import { anyInput, builtinToolName, malformedArgs, modelId, policyProfile, validArgs } from "../support/arbitraries.ts";
 import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
@@ -17,6 +24,13 @@ const compiled = Object.fromEntries(
 
 const toolAndInput = builtinToolName.chain((tool) => fc.tuple(fc.constant(tool), anyInput(tool)));
 const RUNS = { numRuns: 300 };
+
+const piEdit = createEditToolDefinition("/tmp");
+/** pi's own `edit` argument shim, as the extension configures it. */
+const PI_EDIT_SHIM = {
+	ownerPrepareArguments: (args: unknown) => piEdit.prepareArguments?.(args) ?? args,
+	ownerPrepareApplies: OWNER_SHIM_APPLIES.edit,
+};
 
 describe("pipeline properties", () => {
 	it("returns valid input by reference, untouched, with no changes (without a gated model)", () => {
@@ -75,7 +89,7 @@ describe("pipeline properties", () => {
 		);
 	});
 
-	it("never completes a call whose text ends inside a string (decisions §4.1)", () => {
+	it("never completes a call whose text ends inside a string", () => {
 		const cut = fc
 			.tuple(builtinToolName, fc.string({ minLength: 1, maxLength: 20 }), fc.nat())
 			.map(([tool, value, at]) => {
@@ -107,6 +121,35 @@ describe("pipeline properties", () => {
 				const first = builtin(tool, input, { modelId: model });
 				if (first.outcome !== "repaired") return;
 				const second = builtin(tool, first.args, { modelId: model });
+				expect(second.outcome).toBe("valid");
+				expect(second.args).toBe(first.args);
+			}),
+			RUNS,
+		);
+	});
+
+	it("is idempotent when grammar tokens leaked into the keys of a stringified, possibly aliased edits array", () => {
+		const leak = (key: string, pick: number) =>
+			pick % 3 === 0 ? key : pick % 3 === 1 ? `<arg_key>${key}</arg_key>` : `<arg_key> ${key}`;
+		const arbitrary = fc.tuple(
+			validArgs("edit"),
+			fc.constantFrom("edits", ...EDITS_ALIASES),
+			fc.array(fc.nat(), { minLength: 2, maxLength: 2 }),
+			fc.boolean(),
+		);
+		fc.assert(
+			fc.property(arbitrary, ([args, key, [oldPick = 0, newPick = 0], shim]) => {
+				const edits = (args.edits as { oldText: string; newText: string }[]).map((edit) => ({
+					[leak("oldText", oldPick)]: edit.oldText,
+					[leak("newText", newPick)]: edit.newText,
+				}));
+				const { edits: _edits, ...rest } = args;
+				const extras = shim ? { modelId: "glm-4.6", ...PI_EDIT_SHIM } : { modelId: "glm-4.6" };
+				const first = builtin("edit", { ...rest, [key]: JSON.stringify(edits) }, extras);
+				expect(first.outcome).toBe("repaired");
+				// Token cleanup touches keys only: every edit text arrives byte for byte.
+				expect((first.args as { edits: unknown }).edits).toEqual(args.edits);
+				const second = builtin("edit", first.args, extras);
 				expect(second.outcome).toBe("valid");
 				expect(second.args).toBe(first.args);
 			}),

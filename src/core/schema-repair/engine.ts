@@ -1,5 +1,5 @@
 /**
- * The schema-repair engine (pipeline stages 5–6, core-contract §3.6).
+ * The schema-repair engine (pipeline stages 5–6).
  *
  * Order: configured path-field auto-link cleanup, the strict fast path, the
  * failure record (the original issues, never recomputed), root repairs,
@@ -9,12 +9,13 @@
  * call costs one compiled check and no allocation.
  */
 import type { TSchema } from "typebox";
-import { cloneJson, defineOwn, isRecord } from "../clone.ts";
-import { convertToSchema, shallowCopyRecord } from "../convert.ts";
+import { cloneJson } from "../clone.ts";
+import { convertToSchema } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
-import { readsAsJsonText, trimJsonWhitespace, tryParse } from "../json-text.ts";
-import { unwrapMarkdownAutoLinks } from "../markdown-links.ts";
+import { readsAsJsonText, trimJsonWhitespace } from "../json-text.ts";
+import { defineOwn, isRecord, shallowCopyRecord, tryParse } from "../json-value.ts";
+import { mayHoldAutoLink, unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import { RULE } from "../rule-ids.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
 import { check, issues } from "../validator.ts";
@@ -42,8 +43,13 @@ export interface EngineResult {
 	fingerprint?: string;
 	/** Only on `unrepairable`. */
 	retryMessage?: string;
-	/** True when a root repair built the argument object from a bare string (the caller may preprocess it again). */
-	rootRepaired?: boolean;
+	/**
+	 * Only on `unrepairable`, when the engine changed something before the
+	 * final check refused: its working value and changes, so the caller can
+	 * run its own lossless cleanup on what the engine uncovered (the records
+	 * inside a decoded `edits` string, say) and try once more.
+	 */
+	attempt?: { args: Record<string, unknown>; changes: EngineChange[] };
 }
 
 export interface EngineOptions {
@@ -51,6 +57,8 @@ export interface EngineOptions {
 	schema: TSchema;
 	toolName: string;
 	config?: ToolRepairConfig;
+	/** Hears a configured structural repair's throw; that repair is then skipped and the others still run. */
+	onStructuralThrow?: (error: unknown) => void;
 }
 
 export function runSchemaRepair(options: EngineOptions): EngineResult {
@@ -79,18 +87,16 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 		}
 	}
 	if (!isRecord(current)) return fail();
-	let work: Record<string, unknown>;
-	try {
-		work = owned ? current : cloneJson(current);
-	} catch {
-		return fail();
-	}
+	// A value outside the JSON domain (a function, a cycle) makes the copy throw, for the pipeline's boundary to contain.
+	const work: Record<string, unknown> = owned ? current : cloneJson(current);
 
 	for (const repair of config.structural ?? []) {
 		let note: string | false;
 		try {
 			note = repair.apply(work, toolName);
-		} catch {
+		} catch (error) {
+			// A configured repair is code outside this engine: its throw is reported and the call judged without it.
+			options.onStructuralThrow?.(error);
 			note = false;
 		}
 		if (typeof note === "string" && note !== "") changes.push({ ruleId: repair.name, note });
@@ -107,7 +113,11 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	}
 
 	const converted = convertToSchema(schema, work);
-	if (!check(schema, converted)) return fail();
+	if (!check(schema, converted)) {
+		const refused = fail();
+		if (changes.length > 0) refused.attempt = { args: work, changes };
+		return refused;
+	}
 	// Alone, a lossless conversion is pi's own to make: the call is valid as the model sent it.
 	if (changes.length === 0) return { outcome: "valid", args: value, changes };
 	if (converted !== work) {
@@ -120,7 +130,6 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 		issueSummary: summarizeIssues(original),
 		fingerprint: failureFingerprint(toolName, original),
 	};
-	if (owned) repaired.rootRepaired = true;
 	return repaired;
 }
 
@@ -171,8 +180,7 @@ function cleanPathFields(
 	for (const field of pathFields) {
 		if (!Object.hasOwn(value, field)) continue;
 		const before = value[field];
-		// Only a `](http` can start a degenerate auto-link; skip the scan otherwise.
-		if (typeof before !== "string" || !before.includes("](http")) continue;
+		if (typeof before !== "string" || !mayHoldAutoLink(before)) continue;
 		const after = unwrapMarkdownAutoLinks(before);
 		if (after === before) continue;
 		out ??= shallowCopyRecord(value);

@@ -5,7 +5,8 @@
  * instance path (root-level issues have no parent and are left to the root
  * repairs). Sites are de-duplicated, first issue per location wins.
  */
-import { isRecord } from "../clone.ts";
+import { pointerSegments, segmentKey, valueAtSegments } from "../json-pointer.ts";
+import { isRecord } from "../json-value.ts";
 import type { ValidationIssue } from "../types.ts";
 
 export interface IssueSite {
@@ -21,36 +22,6 @@ export interface IssueSite {
 	parentSegments?: readonly string[];
 }
 
-const ALL_DIGITS = /^\d+$/;
-
-/** JSON Pointer segments, `~1` and `~0` decoded in that order. */
-export function pointerSegments(pointer: string): string[] {
-	if (pointer === "" || pointer === "/") return [];
-	return pointer
-		.split("/")
-		.slice(1)
-		.map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"));
-}
-
-function segmentKey(segment: string): string | number {
-	return ALL_DIGITS.test(segment) ? Number(segment) : segment;
-}
-
-function childOf(container: unknown, key: string | number): unknown {
-	if (Array.isArray(container)) return typeof key === "number" ? container[key] : undefined;
-	if (isRecord(container)) return Object.hasOwn(container, String(key)) ? container[String(key)] : undefined;
-	return undefined;
-}
-
-function resolve(root: unknown, segments: readonly string[]): unknown {
-	let current = root;
-	for (const segment of segments) {
-		current = childOf(current, segmentKey(segment));
-		if (current === undefined) return undefined;
-	}
-	return current;
-}
-
 /** The de-duplicated repair sites of `issues` within `root`, in issue order. */
 export function collectIssueSites(root: unknown, issues: readonly ValidationIssue[]): IssueSite[] {
 	const seen = new Set<string>();
@@ -58,7 +29,7 @@ export function collectIssueSites(root: unknown, issues: readonly ValidationIssu
 	for (const issue of issues) {
 		const segments = pointerSegments(issue.instancePath);
 		if (issue.keyword === "required") {
-			const target = resolve(root, segments);
+			const target = valueAtSegments(root, segments);
 			const names = issue.params.requiredProperties;
 			if (!isRecord(target) || !Array.isArray(names)) continue;
 			for (const name of names) {
@@ -72,7 +43,7 @@ export function collectIssueSites(root: unknown, issues: readonly ValidationIssu
 		}
 		const last = segments.at(-1);
 		if (last === undefined || seen.has(issue.instancePath)) continue;
-		const parent = resolve(root, segments.slice(0, -1));
+		const parent = valueAtSegments(root, segments.slice(0, -1));
 		if (typeof parent !== "object" || parent === null) continue;
 		seen.add(issue.instancePath);
 		const site: IssueSite = {

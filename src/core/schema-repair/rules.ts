@@ -9,13 +9,13 @@
  * string that reads as a list literal is never wrapped (a list is not one item), and
  * JSON text is parsed only where the schema asked for an array or an object.
  */
-import { defineOwn, isRecord } from "../clone.ts";
-import { jsonTypeMatches } from "../convert.ts";
+
 import { escapeJsonStringControlCharacters } from "../envelope.ts";
 import { declaredPropertiesAt, flattenedKeysOf, rebuildFlattened } from "../flattened-keys.ts";
-import { tryParse } from "../json-text.ts";
+import { defineOwn, isRecord, tryParse } from "../json-value.ts";
 import { readsAsListLiteral } from "../list-literal.ts";
 import { RULE } from "../rule-ids.ts";
+import { jsonTypeMatches } from "../schema-shape.ts";
 import type { IssueSite } from "./issue-sites.ts";
 import {
 	dropEmptyObjectPlaceholderNote,

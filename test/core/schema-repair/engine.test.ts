@@ -97,7 +97,7 @@ describe("root repairs", () => {
 		expect(inArray.changes[0]?.note).toContain('{ids: ["..."]}');
 	});
 
-	it("never wraps text that starts like JSON or encodes it (decisions §4.9, edge 73)", () => {
+	it("never wraps text that starts like JSON or encodes it", () => {
 		const config = { rootString: { field: "path" } };
 		for (const text of [
 			'{"path":',

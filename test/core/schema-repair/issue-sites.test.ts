@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { collectIssueSites, pointerSegments } from "../../../src/core/schema-repair/issue-sites.ts";
+import { pointerSegments } from "../../../src/core/json-pointer.ts";
+import { collectIssueSites } from "../../../src/core/schema-repair/issue-sites.ts";
 
 describe("pointerSegments", () => {
 	it("treats '' and '/' as the root and decodes ~1 before ~0", () => {

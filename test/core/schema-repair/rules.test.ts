@@ -12,7 +12,7 @@ function fire(site: IssueSite): { id: string; note: string } | undefined {
 }
 
 describe("the rule table", () => {
-	it("has the original six rules in contract order, the late-2026 shape rules before wrapping", () => {
+	it("has the original six rules first, in order, the late-2026 shape rules before wrapping", () => {
 		expect(ISSUE_RULES.map((rule) => rule.id)).toEqual([
 			"renameAliasedField",
 			"dropNullOrUndefinedField",
