@@ -19,8 +19,9 @@
  * and unknown fields leave values as they are. The schema is read through
  * core's one schema-shape reader (`src/core/schema-shape.ts`).
  */
+
+import { defineOwn, tryParse } from "../core/json-value.ts";
 import { type JsonType, matchesAnyType, propertiesOf, schemaTypes as typesOf } from "../core/schema-shape.ts";
-import { setOwn, tryParseJson } from "./scan.ts";
 
 // Argument typing looks only a few union levels deep: a tool's top-level field schemas are shallow.
 const MAX_SCHEMA_DEPTH = 8;
@@ -74,8 +75,8 @@ function valueFromText(text: string, types: ReadonlySet<JsonType>): { ok: true; 
 	if (types.has("null") && trimmed === "null") return { ok: true, value: null };
 	const first = trimmed.charCodeAt(0);
 	if ((types.has("array") && first === 91) || (types.has("object") && first === 123)) {
-		const parsed = tryParseJson(trimmed);
-		if (parsed.ok && valueHasType(parsed.value, types)) return parsed;
+		const parsed = tryParse(trimmed);
+		if (parsed !== undefined && valueHasType(parsed, types)) return { ok: true, value: parsed };
 	}
 	return { ok: false };
 }
@@ -93,7 +94,7 @@ export function typeArgumentsFromSchema(
 	if (!properties) return args;
 	const typed: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(args)) {
-		setOwn(typed, key, typeOneValue(value, properties[key], raw?.[key]));
+		defineOwn(typed, key, typeOneValue(value, properties[key], raw?.[key]));
 	}
 	return typed;
 }

@@ -123,7 +123,7 @@ describe("real leaks still run", () => {
 		["a leak after a closed backtick fence", `\`\`\`\nexample\n\`\`\`\n${qwen("ls")}`],
 		["a leak after a closed tilde fence", `~~~~\n~~~\n~~~~\n${qwen("ls")}`],
 		["a leak after a closed <think> span", `<thinking>plan</thinking>\n${qwen("ls")}`],
-		["a leak after inline code", "I'll run `ls` now.\n" + qwen("ls")],
+		["a leak after inline code", `I'll run \`ls\` now.\n${qwen("ls")}`],
 		["a bare JSON call on its own line", `Listing.\n${bareJson("ls")}\n`],
 		["a bare JSON call after a label", `Call: ${bareJson("ls")}`],
 	])("promotes %s", (_form, text) => {

@@ -5,6 +5,7 @@ import {
 	BracketMatcher,
 	callFromJsonObject,
 	callsFromJson,
+	defineOwn,
 	extractFirstBalancedJson,
 	findMatchingParen,
 	isIdentifier,
@@ -15,7 +16,6 @@ import {
 	parsePythonicArgs,
 	parsePythonicCalls,
 	readIdentifier,
-	setOwn,
 	unwrapMarkdownFence,
 } from "../../src/grammar/scan.ts";
 
@@ -239,7 +239,7 @@ describe("markup helpers", () => {
 
 	it("sets __proto__ as an own data key", () => {
 		const target: Record<string, unknown> = {};
-		setOwn(target, "__proto__", 1);
+		defineOwn(target, "__proto__", 1);
 		expect(Object.keys(target)).toEqual(["__proto__"]);
 		expect(Object.getPrototypeOf(target)).toBe(Object.prototype);
 	});

@@ -1,5 +1,5 @@
 /**
- * `adaptToolDefinition` (core-contract §1.3, §8.8): a tool owner's own pi
+ * `adaptToolDefinition`: a tool owner's own pi
  * definition with repairing argument preparation. Uses pi's real `write`
  * definition where a host definition is needed, and a minimal hand-made
  * definition where the test needs a shim of its own.

@@ -1,5 +1,5 @@
 /**
- * Family `gemma`: Gemma 4's tool-call tokens (new-grammar-families.md).
+ * Family `gemma`: Gemma 4's tool-call tokens, as Gemma 4 chat templates write them.
  *
  *     <|tool_call>call:read{path:<|"|>src/index.ts<|"|>,limit:20}<tool_call|>
  *

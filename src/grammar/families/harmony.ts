@@ -1,5 +1,5 @@
 /**
- * Family `harmony`: gpt-oss's harmony channel format (new-grammar-families.md).
+ * Family `harmony`: gpt-oss's harmony channel format, as gpt-oss chat templates write it.
  *
  * A harmony message is `<|start|>HEADER<|message|>BODY<|end|>`; a call is an
  * assistant message addressed to a function and ended by `<|call|>`:

@@ -5,8 +5,7 @@
  * parsing and the plain-object test are the core's, so a value reads the same
  * in a leaked call as in a real one.
  */
-import { isPlainObject } from "../../core/envelope.ts";
-import { tryParse } from "../../core/json-text.ts";
+import { isPlainObject, tryParse } from "../../core/json-value.ts";
 import { extractFirstBalancedJson } from "./brackets.ts";
 import { codeDoubleQuote, codeMinus, codeOpeningBrace, codeOpeningBracket, isDigit } from "./chars.ts";
 

@@ -4,8 +4,7 @@
  * both read as values. Parens are matched by the shared, budgeted
  * `BracketMatcher`, so a walk over every line stays linear.
  */
-import { defineOwn } from "../../core/clone.ts";
-import { tryParse } from "../../core/json-text.ts";
+import { defineOwn, tryParse } from "../../core/json-value.ts";
 import { BracketMatcher, findMatchingParen } from "./brackets.ts";
 import {
 	codeBackslash,
