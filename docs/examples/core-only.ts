@@ -24,7 +24,7 @@ const config: RepairPipelineConfig = {
 	schema: deploySchema,
 	// The conservative profile: no heuristic clean-ups, only repairs the schema proves.
 	policy: "conservative",
-	legacyConfig: { fieldAliases: { service: ["name", "app"] } },
+	engineConfig: { fieldAliases: { service: ["name", "app"] } },
 };
 
 export type DeployParse =

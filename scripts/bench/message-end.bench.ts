@@ -92,7 +92,7 @@ const coreConfig = (name: string, schema: unknown): RepairPipelineConfig => ({
 	schema: schema as never,
 	policy: "adaptive",
 	preprocessors: [],
-	legacyConfig: {},
+	engineConfig: {},
 	strictSampling: false,
 });
 const CONFIGS: Record<string, RepairPipelineConfig> = {

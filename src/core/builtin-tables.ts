@@ -1,6 +1,6 @@
 /**
  * The repair tables of pi's eight built-in tools: alias lists, model-family
- * gates, the stage-4 preprocessors, the legacy engine configs and the
+ * gates, the stage-4 preprocessors, the schema-engine configs and the
  * applicability predicates of pi's own argument shims. `powershell` shares
  * bash's tables. Data only; the behaviour lives in the preprocessing stage
  * and the schema-repair engine.

@@ -1,7 +1,7 @@
 /**
  * The flat edit fold: top-level old/new text fields
  * (`oldText`, `old_string`, `search`/`replace`, …) become
- * `edits: [{oldText, newText}]`. Provided twice: as the legacy engine
+ * `edits: [{oldText, newText}]`. Provided twice: as the schema-engine
  * `StructuralRepair` (mutates the engine's private copy, names the engine's
  * tool) and as the built-in `edit` structural preprocessor (copy-on-write,
  * always names `edit`). Also owns the old/new alias lists the fold and the
@@ -89,7 +89,7 @@ export function foldFlatEditFields(args: Record<string, unknown>, toolName: stri
 	return foldFlatEditFieldsNote(plan.oldKey, plan.newKey, toolName);
 }
 
-/** The legacy engine form, listed in `REPAIR_CONFIGS.edit.structural`. */
+/** The schema-engine form, listed in `REPAIR_CONFIGS.edit.structural`. */
 export const foldFlatEditFieldsRepair: StructuralRepair = {
 	name: RULE.foldFlatEditFields,
 	apply: foldFlatEditFields,

@@ -1,6 +1,6 @@
 /**
  * `repairToolInput`, the facade of the original package: the pipeline
- * with only a tool name, a schema and a legacy engine config, its result
+ * with only a tool name, a schema and a schema-engine config, its result
  * mapped to the original `RepairResult` shape. Without preprocessors every
  * alias goes through `renameAliasedField` and the edit fold through its
  * structural-repair form; an envelope decode is reported under its legacy
@@ -23,7 +23,7 @@ export function repairToolInput(options: {
 }): RepairResult {
 	const result = runRepairPipeline({
 		input: options.input,
-		config: { toolName: options.toolName, schema: options.schema, legacyConfig: options.config ?? {} },
+		config: { toolName: options.toolName, schema: options.schema, engineConfig: options.config ?? {} },
 	});
 	const changes = result.changes.map((change) => ({
 		ruleId: Object.hasOwn(LEGACY_RULE_NAMES, change.ruleId)

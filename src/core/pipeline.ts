@@ -90,7 +90,7 @@ function basisOf(config: RepairPipelineConfig): unknown[] {
 		config.policy,
 		config.policyOverrides,
 		config.preprocessors,
-		config.legacyConfig,
+		config.engineConfig,
 		config.modelId,
 		config.ownerPrepareArguments,
 		config.ownerPrepareApplies,
@@ -105,7 +105,7 @@ function sameBasis(plan: Plan, config: RepairPipelineConfig): boolean {
 		basis[1] === config.policy &&
 		basis[2] === config.policyOverrides &&
 		basis[3] === config.preprocessors &&
-		basis[4] === config.legacyConfig &&
+		basis[4] === config.engineConfig &&
 		basis[5] === config.modelId &&
 		basis[6] === config.ownerPrepareArguments &&
 		basis[7] === config.ownerPrepareApplies &&
@@ -155,7 +155,7 @@ function validPathTest(
 	const mayChange: ((input: Record<string, unknown>) => boolean)[] = [];
 	if (config.ownerPrepareArguments !== undefined && ownerApplies !== undefined) mayChange.push(ownerApplies);
 	// The engine cleans auto-links from its configured path fields: the same test as a path row's, asked once per field.
-	const pathFields: LocationTest[] = (config.legacyConfig?.pathFields ?? []).map((field) => ({
+	const pathFields: LocationTest[] = (config.engineConfig?.pathFields ?? []).map((field) => ({
 		segments: [{ kind: "key", key: field }],
 		mayChange: mayHoldAutoLink,
 	}));
@@ -337,7 +337,7 @@ function runEngine(value: unknown, config: RepairPipelineConfig): EngineResult {
 		value,
 		schema: config.schema,
 		toolName: config.toolName,
-		config: config.legacyConfig ?? {},
+		config: config.engineConfig ?? {},
 		onStructuralThrow: (error) => contain(config, "structural-repair", error),
 	});
 }

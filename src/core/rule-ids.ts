@@ -26,7 +26,7 @@ export const RULE = {
 	stripAnchorBleed: "stripAnchorBleed",
 	stripGrammarTokenLeak: "stripGrammarTokenLeak",
 	unknownPreprocessorKind: "preprocess.unknown-kind",
-	// the built-in `edit` structural preprocessor; the legacy engine form keeps the same ID
+	// the built-in `edit` structural preprocessor; the schema-engine form keeps the same ID
 	foldFlatEditFields: "foldFlatEditFields",
 	// schema repair: guided by the validator's issues
 	unwrapMarkdownAutoLink: "unwrapMarkdownAutoLink",

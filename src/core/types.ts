@@ -126,13 +126,13 @@ export interface StructuralPreprocessor {
 	applies?: (value: unknown) => boolean;
 }
 
-/** Legacy structural repair for the schema engine: mutates `args` in place, returns a note or `false`. */
+/** A structural repair for the schema engine: mutates `args` in place, returns a note or `false`. */
 export interface StructuralRepair {
 	name: string;
 	apply(args: Record<string, unknown>, toolName: string): string | false;
 }
 
-/** Legacy (current-major compatible) schema-engine configuration. */
+/** The schema engine's per-tool configuration: aliases, the root-string wrap, path fields, structural repairs. */
 export interface ToolRepairConfig {
 	/** Canonical name -> alias names, used wherever the validator flags the canonical key. */
 	fieldAliases?: Record<string, readonly string[]>;
@@ -151,7 +151,7 @@ export interface RepairPipelineConfig {
 	/** Default `[]`. */
 	preprocessors?: readonly Preprocessor[];
 	/** Default `{}`. */
-	legacyConfig?: ToolRepairConfig;
+	engineConfig?: ToolRepairConfig;
 	modelId?: string;
 	ownerPrepareArguments?: (input: unknown) => unknown;
 	/**

@@ -112,7 +112,7 @@ export class ToolRepairer {
 			schema: spec.schema,
 			policy,
 			preprocessors: spec.preprocessors,
-			legacyConfig: spec.repairConfig,
+			engineConfig: spec.repairConfig,
 			strictSampling: spec.strictSampling,
 			onObservation: this.onObservation,
 			onContainedError: this.onContainedError,

@@ -33,6 +33,7 @@
  */
 import {
 	CaselessText,
+	caselessTextOf,
 	codeAsterisk,
 	codeBackslash,
 	codeBacktick,
@@ -49,7 +50,6 @@ import {
 	firstIndexAtOrAfter,
 	forwardFinder,
 	isDigit,
-	lowerTextOf,
 	OffsetList,
 } from "./scan.ts";
 import type { GrammarName, ScanContext } from "./types.ts";
@@ -405,7 +405,7 @@ export function createScanContext(text: string, enabled?: Iterable<GrammarName>)
 	const context: ScanContext = {
 		text,
 		isInsideFence: (offset) => {
-			isQuoted ??= createQuotedIndex(text, lowerTextOf(context));
+			isQuoted ??= createQuotedIndex(text, caselessTextOf(context));
 			return isQuoted(offset);
 		},
 		enabled: new Set<GrammarName>(enabled ?? GRAMMAR_NAMES),

@@ -65,7 +65,7 @@ describe("the tables", () => {
 	});
 });
 
-describe("legacy engine configs", () => {
+describe("schema-engine configs", () => {
 	it("configure root-string wrapping for read, bash, grep, find, ls and powershell only", () => {
 		const rooted = BUILTIN_TOOL_NAMES.filter((tool) => REPAIR_CONFIGS[tool].rootString !== undefined);
 		expect(rooted).toEqual(["read", "bash", "grep", "find", "ls", "powershell"]);

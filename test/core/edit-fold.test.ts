@@ -8,7 +8,7 @@ import {
 } from "../../src/core/edit-fold.ts";
 import { deepFreeze } from "../support/pipeline-helpers.ts";
 
-describe("foldFlatEditFields (legacy structural form)", () => {
+describe("foldFlatEditFields (schema-engine structural form)", () => {
 	it("folds in place and names both keys and the tool in its note", () => {
 		const args: Record<string, unknown> = { path: "/a", old_str: "x", new_str: "y" };
 		const note = foldFlatEditFields(args, "myedit");

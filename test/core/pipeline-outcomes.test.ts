@@ -302,7 +302,7 @@ describe("a contained internal error is reported and listed in the result, never
 			schema,
 			{ file_path: "/a" },
 			{
-				legacyConfig: {
+				engineConfig: {
 					fieldAliases: { path: ["file_path"] },
 					structural: [
 						{

@@ -53,7 +53,7 @@ describe("fast path, identity and purity", () => {
 
 	it("takes the full run for an auto-linked engine path field that no preprocessor guards", () => {
 		const schema = Type.Object({ path: Type.String() });
-		const result = custom(schema, { path: "[a.md](http://a.md)" }, { legacyConfig: { pathFields: ["path"] } });
+		const result = custom(schema, { path: "[a.md](http://a.md)" }, { engineConfig: { pathFields: ["path"] } });
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "a.md" });
 	});

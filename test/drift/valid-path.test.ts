@@ -52,7 +52,7 @@ describe("the valid path's predicates", () => {
 			toolName: "edit",
 			schema: edit.parameters,
 			preprocessors: PIPELINE_PREPROCESSORS.edit,
-			legacyConfig: REPAIR_CONFIGS.edit,
+			engineConfig: REPAIR_CONFIGS.edit,
 			strictSampling: true,
 			ownerPrepareArguments: piShim,
 			...(withPredicate ? { ownerPrepareApplies: applies } : {}),

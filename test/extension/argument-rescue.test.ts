@@ -31,7 +31,7 @@ function deps(policy: "adaptive" | "conservative" = "adaptive") {
 					schema: BUILTIN_DEFINITION_FACTORIES[name as "write"]("/tmp").parameters,
 					policy,
 					preprocessors: PIPELINE_PREPROCESSORS[name as "write"],
-					legacyConfig: REPAIR_CONFIGS[name as "write"],
+					engineConfig: REPAIR_CONFIGS[name as "write"],
 				},
 			}),
 		onAttempt: ({ toolCallId, result }: { toolCallId: string; result: RepairPipelineResult }) =>

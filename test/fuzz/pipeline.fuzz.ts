@@ -72,13 +72,13 @@ function configFor(
 	policy: RepairPipelineConfig["policy"],
 ): RepairPipelineConfig {
 	if (target === "path-tool") {
-		return { toolName: "path-tool", schema: PATH_SCHEMA, limits: FUZZ_LIMITS, policy, legacyConfig: {} };
+		return { toolName: "path-tool", schema: PATH_SCHEMA, limits: FUZZ_LIMITS, policy, engineConfig: {} };
 	}
 	return {
 		toolName: target,
 		schema: BUILTIN_SCHEMAS[target],
 		preprocessors: PIPELINE_PREPROCESSORS[target],
-		legacyConfig: REPAIR_CONFIGS[target],
+		engineConfig: REPAIR_CONFIGS[target],
 		limits: BUILTIN_LIMITS,
 		policy,
 		...(model === undefined ? {} : { modelId: model }),

@@ -53,7 +53,7 @@ await check("/pi adapts a tool definition and throws UnrepairableToolInputError"
 		parameters: Type.Object({ name: Type.String() }),
 		execute: async () => ({ content: [{ type: "text", text: "hi" }], details: undefined }),
 	};
-	const adapted = adaptToolDefinition(definition, { legacyConfig: { fieldAliases: { name: ["who"] } } });
+	const adapted = adaptToolDefinition(definition, { engineConfig: { fieldAliases: { name: ["who"] } } });
 	assert.notEqual(adapted, definition);
 	assert.equal(adapted.execute, definition.execute);
 	assert.deepEqual(adapted.prepareArguments({ who: "Ada" }), { name: "Ada" });

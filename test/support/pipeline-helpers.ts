@@ -19,7 +19,7 @@ export function builtin(tool: BuiltinToolName, input: unknown, extras: ConfigExt
 			toolName: tool,
 			schema: BUILTIN_SCHEMAS[tool],
 			preprocessors: PIPELINE_PREPROCESSORS[tool],
-			legacyConfig: REPAIR_CONFIGS[tool],
+			engineConfig: REPAIR_CONFIGS[tool],
 			...extras,
 		},
 	});

@@ -3,7 +3,7 @@
  *
  * Order: configured path-field auto-link cleanup, the strict fast path, the
  * failure record (the original issues, never recomputed), root repairs,
- * legacy structural repairs, then at most three passes of the issue-site rule
+ * configured structural repairs, then at most three passes of the issue-site rule
  * table, and finally the verdict after our safe conversion. Repairs happen on
  * a private deep copy made only once the fast path has failed, so a valid
  * call costs one compiled check and no allocation.

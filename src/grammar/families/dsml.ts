@@ -38,6 +38,7 @@ import {
 	argumentsFromJsonBody,
 	attributeValue,
 	type CaselessText,
+	caselessTextOf,
 	codeBar,
 	codeEqual,
 	codeGreaterThan,
@@ -49,7 +50,6 @@ import {
 	isIdentifier,
 	isIdentifierPart,
 	isWhitespace,
-	lowerTextOf,
 	nextCloserTable,
 	parameterElements,
 	parseJsonValueOrString,
@@ -167,7 +167,7 @@ const findTags = perContext((context): DsmlTag[] => {
 	// Every tag has a bar right after its DSML word: without one, no search for the word.
 	const { text } = context;
 	if (!text.includes("|") && !text.includes("\uff5c") && !text.includes("\u2016")) return tags;
-	const lower = lowerTextOf(context);
+	const lower = caselessTextOf(context);
 	let lastEnd = 0;
 	for (const word of allIndexesOf(lower, "dsml")) {
 		if (word < lastEnd) continue;

@@ -29,6 +29,7 @@ import {
 	argumentsFromJsonBody,
 	attributeValue,
 	type CaselessText,
+	caselessTextOf,
 	codeColon,
 	codeDot,
 	codeDoubleQuote,
@@ -47,7 +48,6 @@ import {
 	indexOfBefore,
 	isIdentifierPart,
 	isWhitespace,
-	lowerTextOf,
 	type MarkupTag,
 	maybeParseJsonValue,
 	nextCloserTable,
@@ -77,7 +77,7 @@ interface InvokeIndex {
 }
 
 function buildIndex(context: ScanContext): InvokeIndex {
-	const tags = findMarkupTags(lowerTextOf(context), ["invoke", "parameter"]);
+	const tags = findMarkupTags(caselessTextOf(context), ["invoke", "parameter"]);
 	return { tags, closeInvoke: nextCloserTable(tags, "invoke"), closeParameter: nextCloserTable(tags, "parameter") };
 }
 
@@ -244,7 +244,7 @@ function findWrapperTags(lower: CaselessText): WrapperTag[] {
 /** Shape 1: wrappers holding invoke elements; every call shares the wrapper range. */
 function parseWrapped(context: ScanContext, index: InvokeIndex): GrammarCandidate[] {
 	const { text } = context;
-	const wrappers = findWrapperTags(lowerTextOf(context));
+	const wrappers = findWrapperTags(caselessTextOf(context));
 	const found: GrammarCandidate[] = [];
 	let k = 0;
 	let closer = 0;
@@ -372,7 +372,7 @@ function malformedParameters(
 /** Shape 3: bracket-less invokes at a line start. */
 function parseMalformed(context: ScanContext): GrammarCandidate[] {
 	const { text } = context;
-	const lower = lowerTextOf(context);
+	const lower = caselessTextOf(context);
 	const found: GrammarCandidate[] = [];
 	let closers: number[] | undefined;
 	let closerIndex = 0;

@@ -22,9 +22,9 @@
 import {
 	argumentObjectOf,
 	type CaselessText,
+	caselessTextOf,
 	forwardFinder,
 	isDigit,
-	lowerTextOf,
 	readIdentifier,
 	tryParse,
 } from "../scan.ts";
@@ -132,7 +132,7 @@ function callsInSection(
 /** Every Kimi call in the scanned text. */
 export function parseKimi(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
-	const lower = lowerTextOf(context);
+	const lower = caselessTextOf(context);
 	const out: GrammarCandidate[] = [];
 	const find: SectionFinders = {
 		callBegin: forwardFinder(lower, CALL_BEGIN),

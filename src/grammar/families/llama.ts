@@ -37,11 +37,11 @@ import {
 	bracketMatcherFor,
 	type CaselessText,
 	callsFromJson,
+	caselessTextOf,
 	codeOpeningBrace,
 	codeOpeningBracket,
 	forwardFinder,
 	type JsonCall,
-	lowerTextOf,
 	pythonicCallAtLine,
 	skipInlineSpace,
 	skipWhitespace,
@@ -97,7 +97,7 @@ function parseTagAt(
 
 /** `<|python_tag|>` calls only (no bare JSON). */
 export function parsePythonTagCalls(context: ScanContext): GrammarCandidate[] {
-	const lower = lowerTextOf(context);
+	const lower = caselessTextOf(context);
 	const out: GrammarCandidate[] = [];
 	const nextNewline = forwardFinder(context.text, "\n");
 	let at = lower.indexOf(MARKER);
@@ -151,13 +151,13 @@ function pythonStartBlockAt(context: ScanContext, at: number): { calls: JsonCall
 		calls = [{ name: call.name, arguments: call.arguments }];
 	}
 	const endToken = skipWhitespace(text, close);
-	if (!calls || calls.length === 0 || !lowerTextOf(context).startsWith(PYTHON_END, endToken)) return undefined;
+	if (!calls || calls.length === 0 || !caselessTextOf(context).startsWith(PYTHON_END, endToken)) return undefined;
 	return { calls, end: endToken + PYTHON_END.length };
 }
 
 /** Llama 4 `<|python_start|>` … `<|python_end|>` blocks. */
 export function parsePythonStartCalls(context: ScanContext): GrammarCandidate[] {
-	const lower = lowerTextOf(context);
+	const lower = caselessTextOf(context);
 	const out: GrammarCandidate[] = [];
 	let at = lower.indexOf(PYTHON_START);
 	while (at !== -1) {

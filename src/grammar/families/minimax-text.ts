@@ -25,8 +25,8 @@ import {
 	argumentsFromJsonText,
 	bracketMatcherFor,
 	type CaselessText,
+	caselessTextOf,
 	codeOpenParenthesis,
-	lowerTextOf,
 	readIdentifier,
 	skipWhitespace,
 } from "../scan.ts";
@@ -89,7 +89,7 @@ function rangeEnd(text: string, lower: CaselessText, opener: number, call: Funct
 /** Every MiniMax-Text-01 call in the scanned text. */
 export function parseMinimaxText(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
-	const lower = lowerTextOf(context);
+	const lower = caselessTextOf(context);
 	const matcher = bracketMatcherFor(context);
 	const nextCall = functionsCallFinder(text, lower);
 	const out: GrammarCandidate[] = [];

@@ -15,9 +15,9 @@
 import {
 	type BracketMatcher,
 	bracketMatcherFor,
+	caselessTextOf,
 	forwardFinder,
 	type JsonCall,
-	lowerTextOf,
 	pythonicCallAtLine,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
@@ -54,7 +54,7 @@ function callsInBody(
 /** Every Olmo call in the scanned text. */
 export function parseOlmo(context: ScanContext): GrammarCandidate[] {
 	const text = context.text;
-	const lower = lowerTextOf(context);
+	const lower = caselessTextOf(context);
 	const matcher = bracketMatcherFor(context);
 	const out: GrammarCandidate[] = [];
 	const nextNewline = forwardFinder(text, "\n");

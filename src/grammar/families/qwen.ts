@@ -19,11 +19,11 @@
  */
 import {
 	allIndexesOf,
+	caselessTextOf,
 	codeGreaterThan,
 	defineOwn,
 	firstIndexAtOrAfter,
 	indexOfBefore,
-	lowerTextOf,
 	maybeParseJsonValue,
 	perContext,
 	readIdentifier,
@@ -44,7 +44,7 @@ interface QwenIndex {
 }
 
 const indexOf = perContext((context): QwenIndex => {
-	const lower = lowerTextOf(context);
+	const lower = caselessTextOf(context);
 	return {
 		functionOpen: allIndexesOf(lower, FUNCTION_OPEN),
 		functionClose: allIndexesOf(lower, FUNCTION_CLOSE),

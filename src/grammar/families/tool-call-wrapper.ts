@@ -18,9 +18,9 @@ import {
 	allIndexesOf,
 	type CaselessText,
 	callsFromJsonText,
+	caselessTextOf,
 	codeOpeningBrace,
 	codeOpeningBracket,
-	lowerTextOf,
 	unwrapMarkdownFence,
 } from "../scan.ts";
 import type { GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
@@ -73,7 +73,7 @@ function bodyCandidates(context: ScanContext, opener: Opener, bodyEnd: number, e
 	const json = jsonBodyCandidates(context, opener.kind, text.slice(opener.end, bodyEnd), start, end);
 	if (json.length > 0) return json;
 	if (context.enabled.has("glm")) {
-		const glm = glmCallIn(text, lowerTextOf(context), opener.end, bodyEnd, start, end);
+		const glm = glmCallIn(text, caselessTextOf(context), opener.end, bodyEnd, start, end);
 		if (glm) return [glm];
 	}
 	return [];
@@ -81,7 +81,7 @@ function bodyCandidates(context: ScanContext, opener: Opener, bodyEnd: number, e
 
 /** Every wrapper's calls, in document order. */
 export function parseToolCallWrappers(context: ScanContext): GrammarCandidate[] {
-	const lower = lowerTextOf(context);
+	const lower = caselessTextOf(context);
 	const openers = openersOf(lower);
 	if (openers.length === 0) return [];
 	const closers: Record<WrapperKind, Int32Array> = {

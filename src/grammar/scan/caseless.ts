@@ -1,6 +1,6 @@
 /**
  * Case-insensitive literal search over one text (`CaselessText`), shared by
- * every family through `lowerTextOf`: model grammars are matched ignoring
+ * every family through `caselessTextOf`: model grammars are matched ignoring
  * ASCII case, and lower-casing a megabyte costs more than all the family
  * scans together, so the text is searched in place.
  */
@@ -302,7 +302,7 @@ function anchorOf(needle: string): number {
 }
 
 /** The context's text for case-insensitive literal search, built once per context. */
-export const lowerTextOf = perContext((context) => new CaselessText(context.text));
+export const caselessTextOf = perContext((context) => new CaselessText(context.text));
 
 /** Every start offset of `needle` in `haystack` (non-overlapping, ascending). */
 export function allIndexesOf(

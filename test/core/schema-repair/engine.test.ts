@@ -126,7 +126,7 @@ describe("root repairs", () => {
 	});
 });
 
-describe("legacy structural repairs", () => {
+describe("configured structural repairs", () => {
 	it("runs each repair on the private copy and records a string result under its name", () => {
 		const repair: StructuralRepair = {
 			name: "addPath",
