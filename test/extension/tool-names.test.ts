@@ -2,7 +2,7 @@
  * Leaked tool names: the fixed cleanup, the spelling and alias matches, and
  * the one-match rule. Names are from public reports where one exists
  * (little-coder#34 `Glob`, aider-desk#697 `power---bash`-style debris) and
- * issue 13's list otherwise.
+ * the forms template tokens leave (`functions.NAME:IDX`, a trailing colon) otherwise.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The argument shapes models send in late 2026 (issue 13, items 1–4), each
+ * The argument shapes models send in late 2026 (control characters, singleton arrays, flattened keys, same-name wrappers), each
  * driven through the real pipeline with pi's built-in schemas or a small
  * custom one: fixtures written after public reports, near-misses that must
  * stay refused, and properties over generated values.

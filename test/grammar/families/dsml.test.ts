@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseDsmlBlocks, parseDsmlMarkers } from "../../../src/grammar/families/dsml.ts";
 import * as renderer from "../render/dsml.ts";
 import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
-import { dsmlParser } from "./part1-parsers.ts";
+import { dsmlParser } from "./selected-parsers.ts";
 
 const BAR = "\uff5c";
 const open = (name: string, attrs = "") => `<${BAR}DSML${BAR}${name}${attrs}>`;

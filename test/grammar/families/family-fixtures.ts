@@ -1,5 +1,5 @@
 /**
- * Fixture runner for the family tests of grammar part 2 (kimi, mistral, llama,
+ * Fixture runner for the family tests of the families with a parser of their own (kimi, mistral, llama,
  * minimax-text, olmo, harmony, gemma).
  *
  * A fixture is `test/grammar/fixtures/<family>/<variant>.txt` (the scanned

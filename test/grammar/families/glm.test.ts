@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as renderer from "../render/glm.ts";
 import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
-import { glmParser } from "./part1-parsers.ts";
+import { glmParser } from "./selected-parsers.ts";
 
 describeFixtures("glm", "glm", glmParser);
 describeTruncation("glm", glmParser);

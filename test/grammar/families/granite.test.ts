@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as renderer from "../render/granite.ts";
 import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
-import { graniteParser } from "./part1-parsers.ts";
+import { graniteParser } from "./selected-parsers.ts";
 
 describeFixtures("granite", "granite", graniteParser);
 describeTruncation("granite", graniteParser);

@@ -3,7 +3,7 @@ import { parseInvoke } from "../../../src/grammar/families/invoke.ts";
 import { recoverGrammarLeaks } from "../../../src/grammar/index.ts";
 import * as renderer from "../render/invoke.ts";
 import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
-import { invokeParser } from "./part1-parsers.ts";
+import { invokeParser } from "./selected-parsers.ts";
 
 describeFixtures("invoke", "invoke", invokeParser);
 describeTruncation("invoke", invokeParser);

@@ -3,7 +3,7 @@ import { parseToolCallWrappers } from "../../../src/grammar/families/tool-call-w
 import { createScanContext } from "../../../src/grammar/fences.ts";
 import * as renderer from "../render/qwen.ts";
 import { describeFixtures, describeRoundTrip, describeTruncation } from "./family-fixtures.ts";
-import { qwenParser } from "./part1-parsers.ts";
+import { qwenParser } from "./selected-parsers.ts";
 
 describeFixtures("qwen", "qwen", qwenParser);
 describeTruncation("qwen", qwenParser);

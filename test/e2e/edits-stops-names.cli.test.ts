@@ -1,5 +1,5 @@
 /**
- * Issue 13 through the real pi CLI in print mode with the scripted provider:
+ * Three failures pi users report, through the real pi CLI in print mode with the scripted provider:
  * a stringified `edits` list with raw control characters is applied byte for
  * byte, a phantom `toolUse` stop continues once (without the layer pi just
  * stops), and a leaked tool name runs under `repairToolNames`.
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type PiCliOptions, type PiCliResult, runPiCli } from "../helpers/pi-cli.ts";
 
-describe("late-2026 failures through the real pi CLI", () => {
+describe("stringified edits with control characters, phantom tool-use stops and leaked tool names through the real pi CLI", () => {
 	let run: PiCliResult | undefined;
 	afterEach(() => {
 		run?.cleanup();

@@ -1,5 +1,5 @@
 /**
- * Issue 13 through pi's real agent loop in-process (createAgentSession with
+ * Three failures pi users report, through pi's real agent loop in-process (createAgentSession with
  * this extension, pi-ai's faux provider playing the script): a stringified
  * `edits` list with raw control characters is applied byte for byte, a
  * phantom `toolUse` stop and a stripped leak each continue the loop exactly
@@ -33,7 +33,7 @@ function assistantCount(run: PiSessionHarness): number {
 	return run.session.messages.filter((message) => message.role === "assistant").length;
 }
 
-describe("late-2026 failures through pi's real agent loop", () => {
+describe("stringified edits with control characters, phantom tool-use stops and leaked tool names through pi's real agent loop", () => {
 	let run: PiSessionHarness | undefined;
 	afterEach(async () => {
 		await run?.dispose();

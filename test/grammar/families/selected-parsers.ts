@@ -1,5 +1,5 @@
 /**
- * The family parsers of grammar part 1 as the fixture runner sees them: the
+ * The wrapper-sharing family parsers (dsml, granite, invoke, qwen, glm) as the fixture runner sees them: the
  * family's scan steps over a text with every family enabled, selected
  * (one candidate per overlapping range) and narrowed to the family's own label. The `<tool_call>` wrapper
  * serves qwen, glm and granite at once, so each of those picks its share.
