@@ -6,9 +6,10 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { dsmlWrite } from "../helpers/dsml.ts";
-import { node22, type PiCliOptions, type PiCliResult, REPO_ROOT, runPiCli } from "../helpers/pi-cli.ts";
+import { node22, REPO_ROOT } from "../helpers/pi-cli.ts";
+import { piCliPerTest } from "../helpers/pi-cli-per-test.ts";
 
 const copies: string[] = [];
 afterAll(() => {
@@ -42,16 +43,7 @@ function builtCheckout(): string {
 }
 
 describe("the real pi CLI with the repair layer loaded", () => {
-	let run: PiCliResult | undefined;
-	afterEach(() => {
-		run?.cleanup();
-		run = undefined;
-	});
-
-	async function cli(options: PiCliOptions): Promise<PiCliResult> {
-		run = await runPiCli(options);
-		return run;
-	}
+	const cli = piCliPerTest();
 
 	it("repairs an edit with an aliased path and flat old/new fields, and the model sees the note", async () => {
 		const r = await cli({

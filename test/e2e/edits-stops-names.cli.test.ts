@@ -6,20 +6,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type PiCliOptions, type PiCliResult, runPiCli } from "../helpers/pi-cli.ts";
+import { describe, expect, it } from "vitest";
+import { piCliPerTest } from "../helpers/pi-cli-per-test.ts";
 
 describe("stringified edits with control characters, phantom tool-use stops and leaked tool names through the real pi CLI", () => {
-	let run: PiCliResult | undefined;
-	afterEach(() => {
-		run?.cleanup();
-		run = undefined;
-	});
-
-	async function cli(options: PiCliOptions): Promise<PiCliResult> {
-		run = await runPiCli(options);
-		return run;
-	}
+	const cli = piCliPerTest();
 
 	it("applies a stringified edits list with a raw line break and tab byte for byte (pi#8521)", async () => {
 		const edits = '[{"oldText": "a:\n\tone", "newText": "a:\n\ttwo"}]';
