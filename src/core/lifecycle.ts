@@ -36,6 +36,25 @@ function unique(values: readonly string[]): string[] {
 	return [...new Set(values)];
 }
 
+/**
+ * Both feedbacks in one (a promoted call that then needed argument repair
+ * keeps both notes): rules and stages de-duplicated in order, notes
+ * concatenated, and `first`'s profile, model, outcome and fingerprint kept
+ * where set.
+ */
+export function combineFeedback(first: RepairFeedback, second: RepairFeedback): RepairFeedback {
+	const combined: RepairFeedback = {
+		...second,
+		...definedFields(first),
+		rules: unique([...first.rules, ...second.rules]),
+		notes: [...first.notes, ...second.notes],
+	};
+	if (first.stages !== undefined || second.stages !== undefined) {
+		combined.stages = unique([...(first.stages ?? []), ...(second.stages ?? [])]);
+	}
+	return combined;
+}
+
 export class RepairLifecycle {
 	private readonly ttlMs: number;
 	private readonly maxPending: number;
@@ -96,10 +115,8 @@ export class RepairLifecycle {
 
 	/**
 	 * Combines `feedback` with what is already associated with `toolCallId`
-	 * (a promoted call that then needed argument repair keeps both notes):
-	 * rules and stages de-duplicated in order, notes concatenated, and the
-	 * existing entry's profile, model, outcome and fingerprint kept when set.
-	 * With nothing associated yet this is `associate`.
+	 * (`combineFeedback`, the existing entry first). With nothing associated
+	 * yet this is `associate`.
 	 */
 	merge(toolCallId: string, feedback: RepairFeedback): void {
 		this.cleanup();
@@ -108,15 +125,7 @@ export class RepairLifecycle {
 			this.store(toolCallId, copyFeedback(feedback));
 			return;
 		}
-		const merged: RepairFeedback = {
-			...feedback,
-			...definedFields(existing),
-			rules: unique([...existing.rules, ...feedback.rules]),
-			notes: [...existing.notes, ...feedback.notes],
-		};
-		if (existing.stages !== undefined || feedback.stages !== undefined) {
-			merged.stages = unique([...(existing.stages ?? []), ...(feedback.stages ?? [])]);
-		}
+		const merged = combineFeedback(existing, feedback);
 		this.store(toolCallId, merged);
 	}
 

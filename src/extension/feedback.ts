@@ -18,7 +18,7 @@
  * metadata only (the call ID is how a resumed session finds its call again);
  * notes live in memory until their result is delivered.
  */
-import { RepairLifecycle } from "../core/lifecycle.ts";
+import { combineFeedback, RepairLifecycle } from "../core/lifecycle.ts";
 import { attachRepairNotes } from "../core/repair-notes.ts";
 import type { RepairFeedback } from "../core/types.ts";
 import { setNewest } from "./bounded-map.ts";
@@ -69,21 +69,6 @@ export interface FeedbackHubOptions {
 	/** Persists one entry (`pi.appendEntry`); the caller contains and reports its failures. */
 	appendEntry?: (customType: string, data: RepairEntryData | LeakEntryData) => void;
 	lifecycle?: RepairLifecycle;
-}
-
-function unique(values: readonly string[]): string[] {
-	return [...new Set(values)];
-}
-
-/** Both feedbacks in one: rules and stages de-duplicated in order, notes concatenated, `first` wins for metadata. */
-export function combineFeedback(first: RepairFeedback, second: RepairFeedback): RepairFeedback {
-	return {
-		...second,
-		...first,
-		rules: unique([...first.rules, ...second.rules]),
-		notes: [...first.notes, ...second.notes],
-		stages: unique([...(first.stages ?? []), ...(second.stages ?? [])]),
-	};
 }
 
 function entryFor(toolCallId: string, tool: string, feedback: RepairFeedback): RepairEntryData {
