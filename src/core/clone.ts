@@ -9,9 +9,6 @@
  */
 import { defineOwn } from "./json-value.ts";
 
-// The extension reads records with the same test; it has one home, in json-value.ts.
-export { isRecord } from "./json-value.ts";
-
 /**
  * Deep-copies arrays and records; primitives are returned as they are.
  *

@@ -12,7 +12,7 @@
  * command or read it as a path. The only framing that is undone is exactly one
  * enclosing markdown fence or one quoting layer around a complete JSON object.
  */
-import { tryParse } from "./json-value.ts";
+import { isRecord, tryParse } from "./json-value.ts";
 import { readsAsListLiteral } from "./list-literal.ts";
 
 // How many layers of JSON string encoding are looked through when deciding whether a root string is JSON.
@@ -117,7 +117,7 @@ export function unframedObjectText(text: string): string | undefined {
 	const inner = fencedBody(trimmed) ?? quotedBody(trimmed);
 	if (inner === undefined) return undefined;
 	const parsed = tryParse(inner);
-	return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? inner : undefined;
+	return isRecord(parsed) ? inner : undefined;
 }
 
 function fencedBody(text: string): string | undefined {

@@ -20,7 +20,6 @@ import { resolveSegments, type SelectorSegment } from "./selectors.ts";
 import type { FieldPreprocessor, Preprocessor, RepairChange } from "./types.ts";
 
 // Token cleanup's own predicate and cleanup, for the tests that pin them against each other.
-export { mayHoldTokenLeak, stripTokenLeak } from "./preprocess/token-cleanup.ts";
 
 export interface PreprocessOptions {
 	input: unknown;

@@ -1,3 +1,7 @@
+/**
+ * Key-order-insensitive serialization, used to recognise the same arguments
+ * again (lifecycle keys, owner-shim change detection).
+ */
 import { cloneJsonSorted } from "./clone.ts";
 
 /**

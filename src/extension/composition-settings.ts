@@ -14,7 +14,7 @@
  *
  * Loading never throws; an unusable entry is dropped with one short warning.
  */
-import { isRecord } from "../core/clone.ts";
+import { isRecord } from "../core/json-value.ts";
 import type { AliasPreprocessor, Preprocessor } from "../core/types.ts";
 import { readSettingsObject, repairSettingsPath } from "./settings.ts";
 

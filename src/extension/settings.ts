@@ -30,6 +30,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
+import { isRecord, tryParse } from "../core/json-value.ts";
 import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
 import { errorCode, reportIoError, reportIoErrorUnless } from "./fs-errors.ts";
 import type { RepairSettings } from "./types.ts";
@@ -94,13 +95,9 @@ export function loadRepairSettingsWithWarning(path: string = repairSettingsPath(
 	const read = readSettingsText(path);
 	if (read.text === undefined) return withWarning(defaultRepairSettings(), read.problem, path);
 	if (read.text.trim() === "") return withWarning(defaultRepairSettings(), "is empty", path);
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(read.text);
-	} catch {
-		return withWarning(defaultRepairSettings(), "is not valid JSON", path);
-	}
-	if (!isPlainObject(parsed)) return withWarning(defaultRepairSettings(), "does not hold a JSON object", path);
+	const parsed = tryParse(read.text);
+	if (parsed === undefined) return withWarning(defaultRepairSettings(), "is not valid JSON", path);
+	if (!isRecord(parsed)) return withWarning(defaultRepairSettings(), "does not hold a JSON object", path);
 	const { settings, rejected } = settingsFromObject(parsed);
 	const problem = rejected.length > 0 ? `has invalid ${rejected.join(", ")}` : undefined;
 	return withWarning(settings, problem, path);
@@ -261,13 +258,8 @@ function pickSettings(settings: RepairSettings): RepairSettings {
 /** Keys of the current file that are not ours, in their order; nothing when the file is absent or unusable. */
 function extraKeysOf(text: string | undefined): Record<string, unknown> {
 	if (text === undefined) return {};
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(text);
-	} catch {
-		return {};
-	}
-	if (!isPlainObject(parsed)) return {};
+	const parsed = tryParse(text);
+	if (!isRecord(parsed)) return {};
 	const known = new Set<string>(SETTINGS_KEYS);
 	// fromEntries defines each key as data, so a key named `__proto__` is kept instead of becoming the prototype.
 	return Object.fromEntries(Object.entries(parsed).filter(([key]) => !known.has(key)));
@@ -280,12 +272,8 @@ function extraKeysOf(text: string | undefined): Record<string, unknown> {
 export function readSettingsObject(path: string = repairSettingsPath()): Record<string, unknown> | undefined {
 	const { text } = readSettingsText(path);
 	if (text === undefined) return undefined;
-	try {
-		const parsed: unknown = JSON.parse(text);
-		return isPlainObject(parsed) ? parsed : undefined;
-	} catch {
-		return undefined;
-	}
+	const parsed = tryParse(text);
+	return isRecord(parsed) ? parsed : undefined;
 }
 
 function readSettingsText(path: string): { text?: string; problem?: string } {
@@ -308,10 +296,6 @@ function readSettingsText(path: string): { text?: string; problem?: string } {
 function withWarning(settings: RepairSettings, problem: string | undefined, path: string): LoadedRepairSettings {
 	if (problem === undefined) return { settings };
 	return { settings, warning: `tool-repair settings file ${path} ${problem}; using defaults for what is unusable.` };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isBoolean(value: unknown): value is boolean {

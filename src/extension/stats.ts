@@ -12,6 +12,7 @@
  */
 import { constants as fsConstants } from "node:fs";
 import { open } from "node:fs/promises";
+import { isRecord, tryParse } from "../core/json-value.ts";
 import { errorCode, reportIoError } from "./fs-errors.ts";
 import { rotatedTelemetryPath } from "./telemetry.ts";
 
@@ -78,18 +79,12 @@ export class StatsAccumulator {
 
 	addLine(line: string): void {
 		if (isBlank(line)) return;
-		let record: unknown;
-		try {
-			record = JSON.parse(line);
-		} catch {
+		const record = tryParse(line);
+		if (!isRecord(record)) {
 			this.stats.skippedLines++;
 			return;
 		}
-		if (typeof record !== "object" || record === null || Array.isArray(record)) {
-			this.stats.skippedLines++;
-			return;
-		}
-		this.addRecord(record as Record<string, unknown>);
+		this.addRecord(record);
 	}
 
 	/** Counts a line that was dropped before parsing (too long). */

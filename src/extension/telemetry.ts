@@ -32,6 +32,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
+import { isRecord, tryParse } from "../core/json-value.ts";
 import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
 import { errorCode, reportIoError } from "./fs-errors.ts";
 import type {
@@ -389,14 +390,8 @@ function mayReplace(previous: string): boolean {
 
 /** A line in the shape every record has: an object with a `ts` text, an `outcome` text and a `rules` list. */
 export function isTelemetryRecordLine(line: string): boolean {
-	let value: unknown;
-	try {
-		value = JSON.parse(line);
-	} catch {
-		return false;
-	}
-	if (typeof value !== "object" || value === null) return false;
-	const record = value as Record<string, unknown>;
+	const record = tryParse(line);
+	if (!isRecord(record)) return false;
 	return typeof record.ts === "string" && typeof record.outcome === "string" && Array.isArray(record.rules);
 }
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { OWNER_SHIM_APPLIES, PIPELINE_PREPROCESSORS, REPAIR_CONFIGS } from "../../src/core/builtin-tables.ts";
 import { cloneJson, jsonEqual } from "../../src/core/clone.ts";
 import { runRepairPipeline } from "../../src/core/pipeline.ts";
-import { mayHoldTokenLeak, stripTokenLeak } from "../../src/core/preprocess.ts";
+import { mayHoldTokenLeak, stripTokenLeak } from "../../src/core/preprocess/token-cleanup.ts";
 import { mayHoldOmittedNull, withoutOmittedNulls } from "../../src/core/strict-sampling.ts";
 import type { RepairPipelineConfig } from "../../src/core/types.ts";
 import { anyInput, hostileJson, modelId, validArgs } from "../support/arbitraries.ts";
