@@ -115,18 +115,6 @@ function sameBasis(plan: Plan, config: RepairPipelineConfig): boolean {
 
 /** The plan of `config`, compiled on first use and again only when one of its fields changed. */
 export function planFor(config: RepairPipelineConfig): Plan {
-	// The last config asked for is the next one asked for on a run of calls to one tool: one compare, no map lookup.
-	if (config === lastConfig && lastPlan !== undefined && sameBasis(lastPlan, config)) return lastPlan;
-	const plan = cachedPlanFor(config);
-	lastConfig = config;
-	lastPlan = plan;
-	return plan;
-}
-
-let lastConfig: RepairPipelineConfig | undefined;
-let lastPlan: Plan | undefined;
-
-function cachedPlanFor(config: RepairPipelineConfig): Plan {
 	const cached = compiledPlans.get(config);
 	if (cached !== undefined && sameBasis(cached, config)) return cached;
 	const plan = compilePlan(config);

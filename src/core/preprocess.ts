@@ -10,7 +10,7 @@
  * same rows, so the two can never disagree. Preprocessors run in list order,
  * each seeing the previous one's result; under a policy that forbids
  * valid-value transforms a gated row is observed instead of written.
- * *
+ *
  * Copy-on-write: the input is never cloned wholesale and never mutated (see
  * `preprocess/copy-on-write.ts`).
  */
@@ -18,8 +18,6 @@ import { CopyOnWriteTree } from "./preprocess/copy-on-write.ts";
 import { type Rewrite, type Row, rowFor } from "./preprocess/rows.ts";
 import { resolveSegments, type SelectorSegment } from "./selectors.ts";
 import type { FieldPreprocessor, Preprocessor, RepairChange } from "./types.ts";
-
-// Token cleanup's own predicate and cleanup, for the tests that pin them against each other.
 
 export interface PreprocessOptions {
 	input: unknown;
