@@ -61,7 +61,7 @@ import {
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
 import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/tool-names.ts";
-import { ForeignOwners, foreignOwnerLine, ownerKindOf, surveyBuiltinOwners } from "./extension/tool-owners.ts";
+import { ForeignOwners, foreignOwnerLine, surveyBuiltinOwners } from "./extension/tool-owners.ts";
 import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extension/types.ts";
 
 /** Parameter schemas of every tool pi knows, for typing values recovered from grammar leaks. */
@@ -138,11 +138,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		activeTools: () => pi.getActiveTools(),
 		toolSchemas: () => toolSchemas(pi),
 		telemetry: deps.telemetry,
-		ownerOf: (toolName) => {
-			const tool = pi.getAllTools().find((candidate) => candidate.name === toolName);
-			if (tool === undefined) return undefined;
-			return overrides.isOurs(tool) ? "builtin" : ownerKindOf(tool);
-		},
+		// The same resolution as the message's other calls, so a promoted call counts under the owner its repairs do.
+		ownerOf: (toolName) => targets.forMessage()(toolName)?.repairer.owner,
 		onPromoted: (toolCallId, toolName, promoted) => feedback.bind(toolCallId, toolName, promoted),
 		onLeakText: (leak) => {
 			leaksNoted = true;

@@ -124,6 +124,11 @@ export class ToolRepairer {
 		return config;
 	}
 
+	/** The owner kind telemetry counts this tool's calls under; the layer's own overrides are built-ins. */
+	get owner(): OwnerKind {
+		return this.spec.owner ?? "builtin";
+	}
+
 	run(input: unknown): RepairPipelineResult {
 		return runRepairPipeline({ input, config: this.config() });
 	}
@@ -144,7 +149,7 @@ export class ToolRepairer {
 				...(result.fingerprint ? { fingerprint: result.fingerprint } : {}),
 				profile: result.policy,
 				stages: repaired ? distinctInOrder(result.changes, (c) => c.stage) : [],
-				owner: this.spec.owner ?? "builtin",
+				owner: this.owner,
 			}),
 		);
 	}
