@@ -108,16 +108,21 @@ export function forwardFinder(haystack: Searchable, needle: string): (from: numb
 	};
 }
 
-/** Index of the first entry of the ascending `sorted` that is `>= value` (binary search), or `sorted.length`. */
-export function firstIndexAtOrAfter(sorted: ArrayLike<number>, value: number): number {
+/** The one binary search: the first index in `[0, length)` whose ascending key is `>= value`, or `length`. */
+export function lowerBound(length: number, keyAt: (index: number) => number, value: number): number {
 	let low = 0;
-	let high = sorted.length;
+	let high = length;
 	while (low < high) {
 		const mid = (low + high) >>> 1;
-		if ((sorted[mid] ?? 0) < value) low = mid + 1;
+		if (keyAt(mid) < value) low = mid + 1;
 		else high = mid;
 	}
 	return low;
+}
+
+/** Index of the first entry of the ascending `sorted` that is `>= value`, or `sorted.length`. */
+export function firstIndexAtOrAfter(sorted: ArrayLike<number>, value: number): number {
+	return lowerBound(sorted.length, (index) => sorted[index] ?? 0, value);
 }
 
 /**

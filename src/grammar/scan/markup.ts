@@ -14,7 +14,7 @@ import {
 	isIdentifierPart,
 	isWhitespace,
 } from "./chars.ts";
-import { skipInlineSpace } from "./cursor.ts";
+import { lowerBound, skipInlineSpace } from "./cursor.ts";
 
 /**
  * The value of `attr="..."` or `attr='...'` inside `text[from, to)` (a tag's
@@ -101,16 +101,9 @@ export function nextCloserTable(tags: readonly ListedTag[], name: string): Int32
 	return next;
 }
 
-/** Index of the first of the sorted `tags` (or spans) whose start is `>= offset` (binary search), or `tags.length`. */
+/** Index of the first of the sorted `tags` (or spans) whose start is `>= offset`, or `tags.length`. */
 export function firstTagAtOrAfter(tags: readonly { start: number }[], offset: number): number {
-	let low = 0;
-	let high = tags.length;
-	while (low < high) {
-		const mid = (low + high) >>> 1;
-		if ((tags[mid]?.start ?? 0) < offset) low = mid + 1;
-		else high = mid;
-	}
-	return low;
+	return lowerBound(tags.length, (index) => tags[index]?.start ?? 0, offset);
 }
 
 /** A tag as the tag-list families hold it; `complete: false` marks a tag cut before its `>`. */
