@@ -50,6 +50,7 @@ import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
 import { updateFooterStatus } from "./extension/indicator.ts";
+import { loadLeakModels } from "./extension/leak-models.ts";
 import { CallTargets, repairToolCalls, rescueDepsFor } from "./extension/message-repair.ts";
 import { ModelTracker } from "./extension/model-tracker.ts";
 import type { RepairDeps } from "./extension/prepare.ts";
@@ -78,7 +79,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	const settings = loaded?.settings ?? defaultRepairSettings();
 	const composed = contained("composition-load", () => loadCompositionSettings());
 	const composition = composed?.settings ?? defaultCompositionSettings();
-	let settingsWarnings = [loaded?.warning, composed?.warning];
+	const leakModels = contained("leak-models-load", () => loadLeakModels());
+	let settingsWarnings = [loaded?.warning, composed?.warning, leakModels?.warning];
 	/** Whether pi's codemode tool was re-registered with repairing nested calls. */
 	let codemodeRepaired = false;
 
@@ -137,6 +139,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		modelId: () => model.id,
 		activeTools: () => pi.getActiveTools(),
 		toolSchemas: () => toolSchemas(pi),
+		leakModels: () => leakModels?.patterns ?? [],
 		telemetry: deps.telemetry,
 		// The same resolution as the message's other calls, so a promoted call counts under the owner its repairs do.
 		ownerOf: (toolName) => targets.forMessage()(toolName)?.repairer.owner,
