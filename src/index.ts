@@ -49,6 +49,7 @@ import { logLeakText } from "./extension/diagnostics.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
+import { withProviderSafeToolNames } from "./extension/history-names.ts";
 import { updateFooterStatus } from "./extension/indicator.ts";
 import { loadLeakModels } from "./extension/leak-models.ts";
 import { CallTargets, repairToolCalls, rescueDepsFor } from "./extension/message-repair.ts";
@@ -240,6 +241,15 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		contained("turn-end", () => feedback.endTurn());
 		return contained("turn-end:continuation", () => silentStops.onTurnEnd(event));
 	});
+
+	// Only what is sent: a saved tool name a strict provider rejects would fail every later request.
+	pi.on("context", (event) =>
+		contained("context:history-names", () => {
+			const known = pi.getAllTools().map((tool) => tool.name);
+			const safe = withProviderSafeToolNames(event.messages, known);
+			return safe === undefined ? undefined : { messages: safe.messages as typeof event.messages };
+		}),
+	);
 
 	pi.on("session_shutdown", () => {
 		contained("session-shutdown", () => {
