@@ -38,7 +38,7 @@ describe("tool names a strict provider rejects are rewritten in what is sent", (
 		const before = JSON.stringify(messages);
 		const safe = withProviderSafeToolNames(messages, KNOWN);
 		expect(safe?.renamed).toBe(1);
-		const [user, reply, bad, good] = safe?.messages as Array<Record<string, unknown>>;
+		const [user, reply, bad, good] = (safe?.messages ?? []) as Array<Record<string, unknown>>;
 		const parts = reply?.content as Array<Record<string, unknown>>;
 		const to = parts[1]?.name as string;
 		expect(to).toMatch(/^read_file_[0-9a-f]{8}$/);
