@@ -1,11 +1,12 @@
 /**
- * The files the layer writes, through the real `pi` CLI: a FIFO at the
- * telemetry path never stalls a tool call or `/repair-stats` (it is skipped
- * with one warning), and the telemetry it creates in pi's agent folder is
+ * The files the layer writes and reads, through the real `pi` CLI: a FIFO at
+ * the telemetry path never stalls a tool call or `/repair-stats` (it is
+ * skipped with one warning), a tampered telemetry file never puts an escape
+ * sequence on the screen, and the telemetry it creates in pi's agent folder is
  * private to the user.
  */
 import { execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runPiCli } from "../helpers/pi-cli.ts";
@@ -47,6 +48,36 @@ describe("a FIFO at the telemetry path", () => {
 			expect(run.exitCode).toBe(0);
 			expect(run.stderr.match(/telemetry\.jsonl is not a regular file; skipped/g)).toHaveLength(1);
 			expect(run.stdout).toContain("nothing has been recorded");
+		} finally {
+			run.cleanup();
+		}
+	});
+});
+
+describe("/repair-stats of a tampered telemetry file", () => {
+	it("prints every name with its escape sequences and line breaks made visible, never raw", async () => {
+		const forged = [
+			{
+				ts: "2026-07-20T09:00:00.000Z",
+				tool: "\u001b[2J\u001b]0;owned\u0007read\nRules fired:\n  forged: 99",
+				model: "\u009b31mglm\r",
+				owner: "\u001b[1mmcp",
+				outcome: "repaired",
+				rules: ["rule\r\n[pi-repair] forged", "\u202eevil"],
+			},
+			{ ts: "2026-07-20T09:00:01.000Z", outcome: "stripped", channel: "message", rules: ["x"], grammar: "\u001b[5mq" },
+		];
+		const run = await runPiCli({
+			script: [],
+			prompt: "/repair-stats",
+			prepare: ({ root }) =>
+				writeFileSync(join(root, "telemetry.jsonl"), `${forged.map((r) => JSON.stringify(r)).join("\n")}\n`),
+		});
+		try {
+			expect(run.exitCode).toBe(0);
+			expect(run.stdout).toContain("?[2J?]0;owned?read?Rules fired:?  forged: 99");
+			expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/);
+			expect(run.stdout.split("\n").filter((line) => line.trim().startsWith("forged"))).toEqual([]);
 		} finally {
 			run.cleanup();
 		}

@@ -12,6 +12,7 @@ import {
 	formatStatsReport,
 	statsTitle,
 } from "../../src/extension/stats-report.ts";
+import { ownerKindSection } from "../../src/extension/tool-owners.ts";
 
 function statsOf(records: Record<string, unknown>[]) {
 	const acc = new StatsAccumulator();
@@ -107,5 +108,41 @@ describe("charts and plain print form", () => {
 		expect(text).toContain("Outcomes by tool");
 		expect(text.endsWith("\n")).toBe(true);
 		expect(text).not.toMatch(/\u001b/);
+	});
+});
+
+describe("a tampered telemetry file", () => {
+	/** Every C0 and C1 control, DEL, line separators and bidi overrides: none may reach the screen. */
+	const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+	const hostile = [
+		{
+			tool: "\u001b[2J\u001b]0;owned\u0007read\nBy model:\n  forged: 99 repaired",
+			model: "\u009b31mglm\r",
+			owner: "\u001b[1mmcp",
+			outcome: "repaired",
+			rules: ["rule\r\n[pi-repair] forged", "\u202eevil"],
+		},
+		{ model: "m\u2028x", outcome: "stripped", channel: "message", rules: ["grammarStrip"], grammar: "dsml,\u001b[5mq" },
+	];
+
+	it("renders every name with its control characters, escape sequences and separators made visible as ?", () => {
+		const stats = statsOf(hostile);
+		const text = [
+			formatStatsReport(stats),
+			formatStatsPlain(stats, 100),
+			...formatStatsCharts(stats, { width: 100 }),
+			ownerKindSection(stats.byOwner),
+		].join("\n");
+		expect(text).not.toMatch(UNPRINTABLE);
+		expect(text).toContain("?[2J?]0;owned?read?By model:?  forged: 99 repaired");
+		// A name stays on its own line: the forged row never stands as a line of its own.
+		expect(text.split("\n").filter((line) => line.trim().startsWith("forged"))).toEqual([]);
+	});
+
+	it("cuts a name longer than any tool or model name to a bounded length", () => {
+		const stats = statsOf([
+			{ tool: "t".repeat(100_000), model: "m", outcome: "repaired", rules: ["r".repeat(50_000)] },
+		]);
+		for (const name of [...stats.byTool.keys(), ...stats.rules.keys()]) expect(name.length).toBeLessThanOrEqual(128);
 	});
 });
