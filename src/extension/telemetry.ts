@@ -35,6 +35,7 @@ import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { isRecord, tryParse } from "../core/json-value.ts";
 import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
 import { errorCode, reportIoError } from "./fs-errors.ts";
+import { printable } from "./printable.ts";
 import type {
 	ContainedErrorEvent,
 	ContinuationEvent,
@@ -58,7 +59,7 @@ export function telemetryPath(): string | undefined {
 }
 
 function warnOnStderr(text: string): void {
-	process.stderr.write(`${text}\n`);
+	process.stderr.write(`${printable(text)}\n`);
 }
 
 /** The previous file kept by rotation. */
