@@ -337,7 +337,7 @@ class SettingsChanges {
 		// A copy: the host may update its live object in place.
 		const before = JSON.stringify(current);
 		if (JSON.stringify(next) === before) return;
-		this.host.update(next);
+		this.host.update(next, (line) => this.ctx.ui.notify(printable(line), "info"));
 		// The host swallows save errors; say once that the change lives only in this session.
 		if (!this.warnedUnsaved && !isSaved(this.host.current(), this.io.settingsPath())) {
 			this.warnedUnsaved = true;
