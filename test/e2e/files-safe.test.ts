@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runPiCli } from "../helpers/pi-cli.ts";
 import { startPiRpc } from "../helpers/pi-rpc.ts";
+import { forgedLines, TAMPERED_RECORDS, TAMPERED_TOOL_SHOWN, UNPRINTABLE } from "../support/tampered-telemetry.ts";
 
 /** A repaired call (alias), then the echo turn that shows the result the model saw. */
 const REPAIRED_READ = [
@@ -59,28 +60,17 @@ describe("a FIFO at the telemetry path", () => {
 
 describe("/repair-stats of a tampered telemetry file", () => {
 	it("prints every name with its escape sequences and line breaks made visible, never raw", async () => {
-		const forged = [
-			{
-				ts: "2026-07-20T09:00:00.000Z",
-				tool: "\u001b[2J\u001b]0;owned\u0007read\nRules fired:\n  forged: 99",
-				model: "\u009b31mglm\r",
-				owner: "\u001b[1mmcp",
-				outcome: "repaired",
-				rules: ["rule\r\n[pi-repair] forged", "\u202eevil"],
-			},
-			{ ts: "2026-07-20T09:00:01.000Z", outcome: "stripped", channel: "message", rules: ["x"], grammar: "\u001b[5mq" },
-		];
 		const run = await runPiCli({
 			script: [],
 			prompt: "/repair-stats",
 			prepare: ({ root }) =>
-				writeFileSync(join(root, "telemetry.jsonl"), `${forged.map((r) => JSON.stringify(r)).join("\n")}\n`),
+				writeFileSync(join(root, "telemetry.jsonl"), `${TAMPERED_RECORDS.map((r) => JSON.stringify(r)).join("\n")}\n`),
 		});
 		try {
 			expect(run.exitCode).toBe(0);
-			expect(run.stdout).toContain("?[2J?]0;owned?read?Rules fired:?  forged: 99");
-			expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/);
-			expect(run.stdout.split("\n").filter((line) => line.trim().startsWith("forged"))).toEqual([]);
+			expect(run.stdout).toContain(TAMPERED_TOOL_SHOWN);
+			expect(run.stdout).not.toMatch(UNPRINTABLE);
+			expect(forgedLines(run.stdout)).toEqual([]);
 		} finally {
 			run.cleanup();
 		}

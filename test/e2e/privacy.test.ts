@@ -174,6 +174,22 @@ function recordPlan(s: Record<string, string>): ScriptStep[] {
 	];
 }
 
+/** Everything written to this process's stderr while `body` runs (diagnostics lines, warnings), still passed through. */
+async function capturingStderr(body: () => Promise<void>): Promise<string[]> {
+	const stderr: string[] = [];
+	const originalWrite = process.stderr.write.bind(process.stderr);
+	process.stderr.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
+		stderr.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+		return originalWrite(chunk, ...(rest as []));
+	};
+	try {
+		await body();
+	} finally {
+		process.stderr.write = originalWrite;
+	}
+	return stderr;
+}
+
 let run: PiSessionHarness | undefined;
 afterEach(async () => {
 	await run?.dispose();
@@ -195,18 +211,11 @@ describe("no planted secret leaves through the extension", () => {
 		});
 		const root = run.root;
 
-		const stderr: string[] = [];
-		const originalWrite = process.stderr.write.bind(process.stderr);
-		process.stderr.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
-			stderr.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-			return originalWrite(chunk, ...(rest as []));
-		};
-		try {
-			await run.play(first);
-			await run.play(second, "again");
-		} finally {
-			process.stderr.write = originalWrite;
-		}
+		const harness = run;
+		const stderr = await capturingStderr(async () => {
+			await harness.play(first);
+			await harness.play(second, "again");
+		});
 
 		// The run really exercised each kind, so the search below means something.
 		const outcomes = new Set(run.telemetry().map((record) => record.outcome));
@@ -246,17 +255,8 @@ describe("no planted secret leaves through the extension", () => {
 			tools: ["read", "bash", "deploy"],
 			env: { PI_TOOL_REPAIR_LOG: "1" },
 		});
-		const stderr: string[] = [];
-		const originalWrite = process.stderr.write.bind(process.stderr);
-		process.stderr.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
-			stderr.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-			return originalWrite(chunk, ...(rest as []));
-		};
-		try {
-			await run.play(recordPlan(secrets));
-		} finally {
-			process.stderr.write = originalWrite;
-		}
+		const harness = run;
+		const stderr = await capturingStderr(() => harness.play(recordPlan(secrets)));
 
 		// Each kind really happened, so the search below means something.
 		const records = run.telemetry();

@@ -13,6 +13,7 @@ import {
 	statsTitle,
 } from "../../src/extension/stats-report.ts";
 import { ownerKindSection } from "../../src/extension/tool-owners.ts";
+import { forgedLines, TAMPERED_RECORDS, TAMPERED_TOOL_SHOWN, UNPRINTABLE } from "../support/tampered-telemetry.ts";
 
 function statsOf(records: Record<string, unknown>[]) {
 	const acc = new StatsAccumulator();
@@ -112,21 +113,8 @@ describe("charts and plain print form", () => {
 });
 
 describe("a tampered telemetry file", () => {
-	/** Every C0 and C1 control, DEL, line separators and bidi overrides: none may reach the screen. */
-	const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-	const hostile = [
-		{
-			tool: "\u001b[2J\u001b]0;owned\u0007read\nBy model:\n  forged: 99 repaired",
-			model: "\u009b31mglm\r",
-			owner: "\u001b[1mmcp",
-			outcome: "repaired",
-			rules: ["rule\r\n[pi-repair] forged", "\u202eevil"],
-		},
-		{ model: "m\u2028x", outcome: "stripped", channel: "message", rules: ["grammarStrip"], grammar: "dsml,\u001b[5mq" },
-	];
-
 	it("renders every name with its control characters, escape sequences and separators made visible as ?", () => {
-		const stats = statsOf(hostile);
+		const stats = statsOf([...TAMPERED_RECORDS]);
 		const text = [
 			formatStatsReport(stats),
 			formatStatsPlain(stats, 100),
@@ -134,9 +122,8 @@ describe("a tampered telemetry file", () => {
 			ownerKindSection(stats.byOwner),
 		].join("\n");
 		expect(text).not.toMatch(UNPRINTABLE);
-		expect(text).toContain("?[2J?]0;owned?read?By model:?  forged: 99 repaired");
-		// A name stays on its own line: the forged row never stands as a line of its own.
-		expect(text.split("\n").filter((line) => line.trim().startsWith("forged"))).toEqual([]);
+		expect(text).toContain(TAMPERED_TOOL_SHOWN);
+		expect(forgedLines(text)).toEqual([]);
 	});
 
 	it("cuts a name longer than any tool or model name to a bounded length", () => {

@@ -63,6 +63,8 @@ export function startPiRpc(options: { root: string; env?: Record<string, string>
 			},
 		},
 	);
+	// Drained so a chatty stderr never fills its pipe and stalls pi.
+	child.stderr.resume();
 	const seen: UiRequest[] = [];
 	const waiting: { matches: (request: UiRequest) => boolean; resolve: (request: UiRequest) => void }[] = [];
 	createInterface({ input: child.stdout }).on("line", (line) => {
