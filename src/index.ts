@@ -168,9 +168,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	});
 	const settingsHost: SettingsHost = {
 		current: () => settings,
-		update(next: RepairSettings) {
+		update(next: RepairSettings, notice?: (line: string) => void) {
 			Object.assign(settings, next, { grammarAllowedTools: [...next.grammarAllowedTools] });
-			trySaveRepairSettings(settings);
+			trySaveRepairSettings(settings, undefined, notice);
 		},
 	};
 
