@@ -13,10 +13,11 @@ import { cloneJson } from "../clone.ts";
 import { convertToSchema } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
-import { readsAsJsonText, trimJsonWhitespace } from "../json-text.ts";
+import { readsAsCallText, readsAsJsonText, trimJsonWhitespace } from "../json-text.ts";
 import { defineOwn, isRecord, shallowCopyRecord, tryParse } from "../json-value.ts";
 import { mayHoldAutoLink, unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import { RULE } from "../rule-ids.ts";
+import { propertiesOf } from "../schema-shape.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
 import { check, issues } from "../validator.ts";
 import { collectIssueSites } from "./issue-sites.ts";
@@ -80,7 +81,7 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	// From here on every write goes to a private copy.
 	let owned = false;
 	if (typeof current === "string") {
-		const root = repairRootString(current, config, toolName, changes);
+		const root = repairRootString(current, config, schema, toolName, changes);
 		if (root !== undefined) {
 			current = cleanPathFields(root, pathFields, toolName, changes);
 			owned = true;
@@ -197,6 +198,7 @@ function cleanPathFields(
 function repairRootString(
 	text: string,
 	config: ToolRepairConfig,
+	schema: TSchema,
 	toolName: string,
 	changes: EngineChange[],
 ): Record<string, unknown> | undefined {
@@ -210,6 +212,7 @@ function repairRootString(
 	}
 	const rootString = config.rootString;
 	if (rootString === undefined || readsAsJsonText(text)) return undefined;
+	if (readsAsCallText(text, fieldNamesOf(rootString.field, config, schema))) return undefined;
 	const wrapInArray = rootString.wrapInArray === true;
 	const wrapped: Record<string, unknown> = {};
 	defineOwn(wrapped, rootString.field, wrapInArray ? [text] : text);
@@ -218,4 +221,10 @@ function repairRootString(
 		note: wrapRootStringAsObjectNote(rootString.field, toolName, wrapInArray),
 	});
 	return wrapped;
+}
+
+/** The names a `name: value` root line can use for the tool: the root field, its aliases, every declared property. */
+function fieldNamesOf(field: string, config: ToolRepairConfig, schema: TSchema): string[] {
+	const aliases = Object.hasOwn(config.fieldAliases ?? {}, field) ? (config.fieldAliases?.[field] ?? []) : [];
+	return [field, ...aliases, ...Object.keys(propertiesOf(schema) ?? {})];
 }
