@@ -8,8 +8,8 @@
  * handed on as the caller's own reference, so a valid call costs no copy.
  * Anything else (an accessor, a hole, an object with another prototype) is
  * handed on as a copy of plain data made from that one read (a getter runs
- * once). A proxy whose traps disagree with each other is copied too; a trap
- * that throws makes the walk throw, for the pipeline's boundary to contain.
+ * once). A proxy is read through its traps like any object, once; a trap that
+ * throws makes the walk throw, for the pipeline's boundary to contain.
  *
  * The walk is bounded by the limits before it does the work: a value count
  * over `maxNodes` (an array's length counts in full, so a sparse array of
@@ -25,6 +25,10 @@ export type InputSnapshot =
 
 const OVER_NODES: unique symbol = Symbol("over-nodes");
 const OVER_DEPTH: unique symbol = Symbol("over-depth");
+
+// The one allocation-free test for an accessor: `undefined` for a data property (and a missing one).
+// Read from Object.prototype once, so a null-prototype record or a hostile prototype cannot replace it.
+const lookupGetter = (Object.prototype as unknown as { __lookupGetter__(key: PropertyKey): unknown }).__lookupGetter__;
 
 /** What the pipeline judges in place of `input`; see the file header. Throws what a proxy trap throws. */
 export function snapshotInput(input: unknown, maxNodes: number, maxDepth: number): InputSnapshot {
@@ -67,10 +71,11 @@ class SnapshotWalk {
 		if (this.nodes + length > this.maxNodes) throw OVER_NODES;
 		let copy: unknown[] | undefined;
 		for (let index = 0; index < length; index++) {
-			const slot = Object.getOwnPropertyDescriptor(array, index);
+			const getter = lookupGetter.call(array, index);
 			const item: unknown = array[index];
 			const taken = this.take(item, depth + 1);
-			if (copy === undefined && !(isData(slot, item) && taken === item)) copy = array.slice(0, index);
+			const plain = getter === undefined && taken === item && (item !== undefined || index in array);
+			if (copy === undefined && !plain) copy = array.slice(0, index);
 			if (copy !== undefined) copy[index] = taken;
 		}
 		return copy ?? (array as unknown[]);
@@ -79,28 +84,20 @@ class SnapshotWalk {
 	private record(record: object, depth: number): Record<string, unknown> {
 		const prototype: unknown = Object.getPrototypeOf(record);
 		let changed = prototype !== Object.prototype && prototype !== null;
-		const entries: [string, unknown][] = [];
-		for (const key of Object.keys(record)) {
-			const property = Object.getOwnPropertyDescriptor(record, key);
-			// A key gone between the listing and the read (a proxy's doing) is not part of the value.
-			if (property === undefined) {
-				changed = true;
-				continue;
-			}
+		const keys = Object.keys(record);
+		const values: unknown[] = new Array(keys.length);
+		for (let index = 0; index < keys.length; index++) {
+			const key = keys[index]!;
+			const getter = lookupGetter.call(record, key);
 			const item: unknown = (record as Record<string, unknown>)[key];
 			const value = this.take(item, depth + 1);
-			if (!isData(property, item) || value !== item) changed = true;
-			entries.push([key, value]);
+			if (getter !== undefined || value !== item) changed = true;
+			values[index] = value;
 		}
 		if (!changed) return record as Record<string, unknown>;
 		const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
 		// An own `__proto__` stays an inert data property, as in every copy the pipeline makes.
-		for (const [key, value] of entries) defineOwn(copy, key, value);
+		for (let index = 0; index < keys.length; index++) defineOwn(copy, keys[index]!, values[index]);
 		return copy;
 	}
-}
-
-/** True when the one read of a property gave an own data property's value: no getter, no hole, no trap that disagrees. */
-function isData(property: PropertyDescriptor | undefined, read: unknown): boolean {
-	return property !== undefined && "value" in property && Object.is(property.value, read);
 }
