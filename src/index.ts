@@ -270,7 +270,13 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			// Names first (so the rescue repairs against the right tool), then the malformed-JSON rescue,
 			// then other owners' calls, then grammar leaks on the result.
 			const renamed = settings.repairToolNames
-				? contained("message-end:tool-names", () => renameLeakedToolNames(event.message, pi.getActiveTools()))
+				? contained("message-end:tool-names", () =>
+						renameLeakedToolNames(
+							event.message,
+							pi.getActiveTools(),
+							(name) => pi.getAllTools().find((tool) => tool.name === name)?.parameters,
+						),
+					)
 				: undefined;
 			for (const call of renamed?.renamed ?? []) {
 				contained("message-end:rename-feedback", () =>

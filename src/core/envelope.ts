@@ -160,11 +160,6 @@ function truncationCandidate(text: string, limits: EnvelopeLimits): Record<strin
 	return parsed;
 }
 
-/** True when `input` is within the size and depth bounds of the envelope stage. */
-export function withinEnvelopeLimits(input: unknown, overrides: RepairPipelineLimits): boolean {
-	return withinLimits(input, resolveLimits(overrides));
-}
-
 function withinLimits(input: unknown, limits: EnvelopeLimits): boolean {
 	// Depth first: its walk is bounded by the limit, so the byte count never recurses deeper than that.
 	if (nestingDepth(input, limits.maxNestingDepth) > limits.maxNestingDepth) {

@@ -50,7 +50,8 @@ describe("model gates and the grep exemption", () => {
 		const input = { "<arg_key>pattern</arg_key>": "<arg_value>foo</arg_value>" };
 		const adaptive = builtin("grep", input, { modelId: "glm-4.6" });
 		expect(adaptive.outcome).toBe("repaired");
-		expect(adaptive.args).toEqual({ pattern: "foo" });
+		// The key is markup and is cleaned; the pattern is content and keeps every character.
+		expect(adaptive.args).toEqual({ pattern: "<arg_value>foo</arg_value>" });
 		expect(ruleIds(adaptive)).toEqual(["stripGrammarTokenLeak"]);
 		const conservative = builtin("grep", input, { modelId: "glm-4.6", policy: "conservative" });
 		expect(conservative.outcome).toBe("unrepairable");

@@ -236,10 +236,11 @@ describe("envelope through the pipeline", () => {
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 	});
 
-	it("keeps the original text when JSON decodes to a non-object", () => {
+	it("refuses a text that decodes to a non-object, keeping the original text", () => {
+		// A JSON string literal wrapped with its quotes would run `"hi"` as the command.
 		const bash = builtin("bash", '"hi"');
-		expect(bash.outcome).toBe("repaired");
-		expect(bash.args).toEqual({ command: '"hi"' });
+		expect(bash.outcome).toBe("unrepairable");
+		expect(bash.args).toBe('"hi"');
 		const nullText = custom(pathSchema, "null");
 		expect(nullText.outcome).toBe("unrepairable");
 		expect(nullText.retryMessage?.endsWith('Received: "null"')).toBe(true);

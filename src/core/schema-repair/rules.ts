@@ -13,7 +13,7 @@
 import { escapeJsonStringControlCharacters } from "../envelope.ts";
 import { declaredPropertiesAt, flattenedKeysOf, rebuildFlattened } from "../flattened-keys.ts";
 import { defineOwn, isRecord, tryParse } from "../json-value.ts";
-import { readsAsListLiteral } from "../list-literal.ts";
+import { readsAsStructuredData } from "../list-literal.ts";
 import { RULE } from "../rule-ids.ts";
 import { jsonTypeMatches } from "../schema-shape.ts";
 import type { IssueSite } from "./issue-sites.ts";
@@ -276,7 +276,7 @@ export const ISSUE_RULES: readonly IssueRule[] = [
 		id: RULE.wrapBareStringAsArray,
 		applies(site) {
 			const value = valueAt(site);
-			return site.expectedType === "array" && typeof value === "string" && !readsAsListLiteral(value);
+			return site.expectedType === "array" && typeof value === "string" && !readsAsStructuredData(value);
 		},
 		apply(site, context) {
 			replaceAt(site, [valueAt(site)]);
