@@ -203,6 +203,18 @@ function rebuiltFromFlattenedKeys(site: IssueSite, context: RuleContext): unknow
 
 /** Rows for the shapes models send in late 2026; tried after the plain parse rules, before wrapping. */
 const SHAPE_RULES: readonly IssueRule[] = [
+	// Before wrapping: `""` for an omitted optional list is no list item.
+	{
+		id: RULE.dropEmptyStringForOptionalField,
+		applies(site, context) {
+			return emptyStringForOmitted(site, context);
+		},
+		apply(site, context) {
+			const { parent, key } = recordSite(site) as { parent: Record<string, unknown>; key: string };
+			delete parent[key];
+			return dropEmptyStringForOptionalFieldNote(key, context.toolName);
+		},
+	},
 	{
 		id: RULE.parseJsonWithRawControlCharacters,
 		applies(site) {
@@ -292,17 +304,6 @@ export const ISSUE_RULES: readonly IssueRule[] = [
 			const { parent, key } = recordSite(site) as { parent: Record<string, unknown>; key: string };
 			delete parent[key];
 			return dropEmptyObjectPlaceholderNote(key, context.toolName);
-		},
-	},
-	{
-		id: RULE.dropEmptyStringForOptionalField,
-		applies(site, context) {
-			return emptyStringForOmitted(site, context);
-		},
-		apply(site, context) {
-			const { parent, key } = recordSite(site) as { parent: Record<string, unknown>; key: string };
-			delete parent[key];
-			return dropEmptyStringForOptionalFieldNote(key, context.toolName);
 		},
 	},
 	// One decoder for both containers; the row that fires says which kind it found.
