@@ -177,6 +177,18 @@ describe("keys the tool does not declare", () => {
 		expect(result.changes.at(-1)?.note).toContain('"start"');
 	});
 
+	it("maps a key onto an optional field only through a configured alias; an unconfigured one is named", () => {
+		const schema = Type.Object({ command: Type.String(), timeout: Type.Optional(Type.Number()) });
+		const preprocessors = [{ kind: "alias" as const, selector: "/timeout" as const, aliases: ["timeoutSecs"] }];
+		const mapped = custom(schema, { command: "ls", timeoutSecs: 5 }, { preprocessors }, "shell");
+		expect(mapped.args).toEqual({ command: "ls", timeout: 5 });
+		expect(ruleIds(mapped)).toEqual(["preprocess.exact-alias"]);
+		// Milliseconds are not seconds: `timeoutMs` is no alias of `timeout`, so it is reported, never moved.
+		const named = custom(schema, { command: "ls", timeoutMs: 5000 }, { preprocessors }, "shell");
+		expect(named.args).toEqual({ command: "ls", timeoutMs: 5000 });
+		expect(ruleIds(named)).toEqual(["reportUndeclaredKeys"]);
+	});
+
 	it("says nothing for a tool whose schema takes any key", () => {
 		const open = Type.Object({ path: Type.String() }, { additionalProperties: true });
 		const args = { path: "a", extra: 1 };
