@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ScriptStep } from "../fixtures/scripted-provider.ts";
+import type { ScriptedToolCall } from "../fixtures/scripted-provider.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 const NOTE = "<repair_note>";
@@ -22,7 +22,7 @@ describe("argument shapes through pi's real agent loop", () => {
 		run = undefined;
 	});
 
-	async function play(calls: NonNullable<ScriptStep["toolCalls"]>, env: Record<string, string> = {}) {
+	async function play(calls: ScriptedToolCall[], env: Record<string, string> = {}) {
 		run = await startPiSession({ files: { "notes.md": NOTES_FILE }, env });
 		await run.play([{ toolCalls: calls }, { type: "echo" }]);
 		return run;
