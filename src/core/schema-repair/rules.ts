@@ -102,7 +102,7 @@ function siteSchema(site: IssueSite, context: RuleContext): SchemaNode | undefin
 }
 
 /**
- * The array or object a string at `site` encodes as JSON (goose#10230, pi#9072),
+ * The array or object a string at `site` encodes as JSON (goose#9710, pi#5698),
  * where the schema there wants that kind of container: named by the issue, or
  * by the schema at the site when a union or a type list hides it from the
  * issue. A field that accepts a string keeps its JSON text: it is a valid string.
