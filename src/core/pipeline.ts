@@ -17,6 +17,7 @@
  * verdict and can never change it.
  */
 
+import { argumentKeyTests, undeclaredKeysChange, unwrapArgumentWrapper } from "./argument-keys.ts";
 import { condenseChanges } from "./change-log.ts";
 import { cloneJson } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
@@ -157,6 +158,7 @@ function validPathTest(
 		preprocess.unknownKinds.length > 0 ? preprocess.tests : testsByLocation([...preprocess.steps, ...pathFields]);
 	for (const test of located) mayChange.push(test);
 	if (config.strictSampling === true) mayChange.push(mayHoldOmittedNull);
+	for (const test of argumentKeyTests(config.schema)) mayChange.push(test);
 	const anyMayChange = anyOf(mayChange);
 	const passes = checkerFor(config.schema);
 	return (input) => !anyMayChange(input) && passes(input);
@@ -284,8 +286,11 @@ function downstream(
 			: applyOwnerShim(value, owner, toolName, (error) => contain(config, "owner-shim", error));
 	if (shim.change !== undefined) changes.push(shim.change);
 
+	const unwrapped = unwrapArgumentWrapper(shim.value, config.schema, toolName);
+	if (unwrapped !== undefined) changes.push(unwrapped.change);
+
 	const observations: RepairObservation[] = [];
-	const preprocessed = preprocess(shim.value, config, plan, changes, observations);
+	const preprocessed = preprocess(unwrapped?.value ?? shim.value, config, plan, changes, observations);
 	const run = finish(withoutSampledNulls(preprocessed, config), changes, observations, config, plan);
 	for (const observation of observations) notify(config, config.onObservation, observation);
 	return run;
@@ -381,6 +386,9 @@ function finish(
 			args = second.args;
 		}
 	}
+	// Keys the tool ignores are named to the model, also on a call that needed nothing else.
+	const ignored = undeclaredKeysChange(config.schema, args, config.toolName);
+	if (ignored !== undefined) changes.push(ignored);
 	if (changes.length === 0) return { outcome: "valid", args: value, changes, observations };
 
 	const converted = convertToSchema(config.schema, args);

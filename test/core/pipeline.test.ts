@@ -321,7 +321,8 @@ describe("preprocessing through the pipeline", () => {
 			{ preprocessors: [alias("/files/*/oldText", ["old_string"])] },
 		);
 		expect(result.args).toEqual({ files: [{ oldText: "a" }, { oldText: "b" }], paht: "/x", content: '{"a":1}' });
-		expect(ruleIds(result)).toEqual(["preprocess.exact-alias"]);
+		// The misspelt key is never guessed onto a field; it stays as sent and the note names it.
+		expect(ruleIds(result)).toEqual(["preprocess.exact-alias", "reportUndeclaredKeys"]);
 	});
 
 	it("moves only the first alias present and skips empty or guarded ones", () => {
@@ -412,10 +413,11 @@ describe("preprocessing through the pipeline", () => {
 			{ kind: "anchor-bleed", selector: "/path", modelFamilies: [/glm/i] },
 			{ kind: "anchor-bleed", selector: "/other", modelFamilies: [/glm/i] },
 		];
+		const schema = Type.Object({ path: Type.String(), other: Type.String() });
 		const input = { path: "^/x$", other: "^y$" };
-		expect(custom(pathSchema, input, { preprocessors }).args).toBe(input);
+		expect(custom(schema, input, { preprocessors }).args).toBe(input);
 		const seen: RepairObservation[] = [];
-		const result = custom(pathSchema, input, {
+		const result = custom(schema, input, {
 			preprocessors,
 			modelId: "glm-4.6",
 			policy: "conservative",
@@ -443,7 +445,7 @@ describe("preprocessing through the pipeline", () => {
 
 	it("strips leaked grammar tokens from keys and values", () => {
 		const result = custom(
-			Type.Object({ a: Type.String() }),
+			Type.Object({ a: Type.String(), b: Type.String(), c: Type.Number() }),
 			{ "<arg_key>a</arg_key>": "<arg_value>v</arg_value>", b: "<arg_key><arg_value>x", c: 5 },
 			{ preprocessors: [{ kind: "grammar-tokens", selector: "", modelFamilies: [/glm/i] }], modelId: "glm-4.6" },
 		);

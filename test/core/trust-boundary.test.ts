@@ -258,7 +258,8 @@ describe("no meaning-changing conversion", () => {
 	});
 
 	it("turns only decimal JSON number text into a number", () => {
-		for (const limit of ["0x10", "1e3", " 5 ", "5 ", "+5", "05", "", "Infinity", "5.", ".5"]) {
+		// `""` is not here: for an optional field it is an omitted value, dropped with a note (see argument-shapes.test.ts).
+		for (const limit of ["0x10", "1e3", " 5 ", "5 ", "+5", "05", "Infinity", "5.", ".5"]) {
 			const result = builtin("read", { path: "/a", limit });
 			expect(result.outcome, JSON.stringify(limit)).toBe("unrepairable");
 		}
