@@ -48,6 +48,10 @@ export interface GrammarLeakHandlerDeps {
 	activeTools(): readonly string[];
 	/** Parameter schemas by tool name, for typing recovered values. */
 	toolSchemas(): ReadonlyMap<string, unknown>;
+	/** Texts of the current run's tool results and the user's message: a leak repeating one is an echo, never a call. */
+	echoSources?(): readonly string[];
+	/** pi's own built-ins the user enabled: the only tools collapsed debris may become. Default: pi's built-in names. */
+	builtinTools?(): readonly string[];
 	telemetry: TelemetryRecorder;
 	/** The owner kind of a tool a leak was promoted to, so stats count the call with its owner. */
 	ownerOf?(toolName: string): OwnerKind | undefined;
@@ -96,6 +100,8 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 			unknownToolText: settings.unknownGrammarText,
 			toolSchemas: deps.toolSchemas(),
 		};
+		if (deps.echoSources) options.echoSources = deps.echoSources();
+		if (deps.builtinTools) options.debrisTools = new Set(deps.builtinTools());
 		if (deps.now) options.now = deps.now;
 		options.onContainedError = (label, error) => reportContainedError(label, error, deps.telemetry);
 		const result = recoverGrammarLeaks(message, options);
