@@ -142,6 +142,11 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		modelId: () => model.id,
 		activeTools: () => pi.getActiveTools(),
 		toolSchemas: () => toolSchemas(pi),
+		// pi's own built-ins the user enabled; one another extension owns is not pi's.
+		builtinTools: () =>
+			pi
+				.getActiveTools()
+				.filter((name) => (BUILTIN_TOOL_NAMES as readonly string[]).includes(name) && !foreignOwners.has(name)),
 		telemetry: deps.telemetry,
 		// The same resolution as the message's other calls, so a promoted call counts under the owner its repairs do.
 		ownerOf: (toolName) => targets.forMessage()(toolName)?.repairer.owner,

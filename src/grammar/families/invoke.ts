@@ -52,7 +52,6 @@ import {
 	maybeParseJsonValue,
 	nextCloserTable,
 	parameterElements,
-	parseJsonValueOrString,
 	readTagValue,
 	skipInlineSpace,
 	skipWhitespace,
