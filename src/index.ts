@@ -38,6 +38,7 @@
  *   pi install npm:pi-repair-layer          # the published package
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { BUILTIN_TOOL_NAMES } from "./core/builtin-tables.ts";
 import { rescueMalformedArguments } from "./extension/argument-rescue.ts";
 import { BuiltinOverrides } from "./extension/builtin-overrides.ts";
 import { decideNestedCall, registerRepairingCodemode } from "./extension/codemode-repair.ts";
@@ -46,6 +47,7 @@ import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from 
 import { createContained, reportContainedError } from "./extension/contained.ts";
 import { SilentStopGuard } from "./extension/continuation.ts";
 import { logLeakText } from "./extension/diagnostics.ts";
+import { EchoSources } from "./extension/echo-sources.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
@@ -135,12 +137,20 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		contained("footer", () => updateFooterStatus(ctx, feedback.tally, settings));
 	/** Set when the current message's leaked text was stripped or observed, so the footer is redrawn. */
 	let leaksNoted = false;
+	// The user's message and this run's tool results: a leak repeating them is an echo, never a call.
+	const echoes = new EchoSources();
 	const grammarLeaks = createGrammarLeakHandler({
+		echoSources: () => echoes.texts(),
 		settings: () => settings,
 		modelId: () => model.id,
 		activeTools: () => pi.getActiveTools(),
 		toolSchemas: () => toolSchemas(pi),
 		leakModels: () => leakModels?.patterns ?? [],
+		// pi's own built-ins the user enabled; one another extension owns is not pi's.
+		builtinTools: () =>
+			pi
+				.getActiveTools()
+				.filter((name) => (BUILTIN_TOOL_NAMES as readonly string[]).includes(name) && !foreignOwners.has(name)),
 		telemetry: deps.telemetry,
 		// The same resolution as the message's other calls, so a promoted call counts under the owner its repairs do.
 		ownerOf: (toolName) => targets.forMessage()(toolName)?.repairer.owner,
@@ -155,7 +165,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		settings: () => settings,
 		modelId: () => model.id,
 		activeTools: () => pi.getActiveTools(),
-		toolSchemas: () => toolSchemas(pi),
+		leakModels: () => leakModels?.patterns ?? [],
+		echoSources: () => echoes.texts(),
 		onContinue: (stop) =>
 			contained("continuation:telemetry", () =>
 				deps.telemetry.continued?.({
@@ -257,11 +268,13 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			deps.failures.clear();
 			foreignOwners.clear();
 			silentStops.reset();
+			echoes.clear();
 		});
 	});
 
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
+			contained("message-end:echo-sources", () => echoes.note(event.message));
 			if (event.message.role === "toolResult" && settings.repairToolNames) {
 				const listed = withAvailableTools(event.message, pi.getActiveTools());
 				return listed === undefined ? undefined : { message: listed as typeof event.message };
