@@ -125,6 +125,8 @@ function checkFileList(files: readonly string[]): void {
 		"README.md",
 		"LICENSE",
 		"extension.ts",
+		"dist/bundle/layer.js",
+		"dist/bundle/host.js",
 		"dist/index.js",
 		"dist/index.d.ts",
 		"dist/core/index.js",
@@ -343,9 +345,10 @@ function listFiles(dir: string): string[] {
 }
 
 /** Runs pi in print mode with the smoke provider; `extensionArgs` decide how the packed extension is loaded. */
-function runPi(consumer: string, label: string, extensionArgs: readonly string[]): void {
+function runPi(consumer: string, label: string, extensionArgs: readonly string[], baseline?: readonly string[]): void {
 	const workspace = mkdtempSync(join(work, `${label}-workspace-`));
-	const env = cliEnv(consumer, label);
+	const modules = join(work, `${label}-modules.txt`);
+	const env = { ...cliEnv(consumer, label), ...probeEnv(modules) };
 	const provider = join(consumer, "provider.ts");
 	const result = run(
 		node,
@@ -377,6 +380,61 @@ function runPi(consumer: string, label: string, extensionArgs: readonly string[]
 			output.includes("file_path"),
 		`exit ${result.status}; file ${content === undefined ? "missing" : JSON.stringify(content)}\n${tail(output)}\n${tail(result.stderr)}`,
 	);
+	if (baseline === undefined) return;
+	const extra = secondPiFiles(baseline, loadedModules(modules));
+	check(
+		`${label}: the layer loads no copy of pi's packages or TypeBox`,
+		extra.length === 0,
+		extra.slice(0, 10).join("\n"),
+	);
+}
+
+/** Preloads the module probe (test/package/module-probe.mjs), which lists every module file pi loads. */
+function probeEnv(list: string): NodeJS.ProcessEnv {
+	return {
+		NODE_OPTIONS: `--import=${join(root, "test", "package", "module-probe.mjs")}`,
+		PI_REPAIR_MODULE_PROBE: list,
+	};
+}
+
+function loadedModules(list: string): string[] {
+	return existsSync(list) ? readFileSync(list, "utf8").split("\n").filter(Boolean) : [];
+}
+
+/** Files of pi's packages or TypeBox a run loaded that the run without the layer did not. */
+function secondPiFiles(baseline: readonly string[], loaded: readonly string[]): string[] {
+	const known = new Set(baseline);
+	return loaded.filter(
+		(file) => !known.has(file) && /[\\/]node_modules[\\/](@earendil-works|@mariozechner|typebox)[\\/]/.test(file),
+	);
+}
+
+/** The module files pi loads with the smoke provider alone, for comparison with each route. */
+function baselineModules(consumer: string): string[] {
+	const workspace = mkdtempSync(join(work, "baseline-workspace-"));
+	const modules = join(work, "baseline-modules.txt");
+	const env = { ...cliEnv(consumer, "baseline"), ...probeEnv(modules) };
+	const provider = join(consumer, "provider.ts");
+	run(
+		node,
+		[
+			piBin(consumer),
+			"-p",
+			"--no-session",
+			"--no-mcp",
+			"-e",
+			provider,
+			"--provider",
+			"pkg-smoke",
+			"--model",
+			"pkg-smoke-1",
+			"hello",
+		],
+		{ cwd: workspace, env },
+	);
+	const files = loadedModules(modules);
+	check("the module probe lists the files pi loads", files.length > 0);
+	return files;
 }
 
 function cliEnv(consumer: string, label: string): NodeJS.ProcessEnv {
@@ -401,6 +459,7 @@ function piBin(consumer: string): string {
 
 function checkCli(consumer: string, tarball: string): void {
 	cpSync(join(root, "test", "package", "provider.ts"), join(consumer, "provider.ts"));
+	const baseline = baselineModules(consumer);
 
 	// `pi install` of the tarball into an isolated agent folder, then a run that loads it from settings.
 	const env = cliEnv(consumer, "installed");
@@ -411,11 +470,11 @@ function checkCli(consumer: string, tarball: string): void {
 	if (
 		check("pi install npm:pi-repair-layer@file:<tarball>", install.status === 0, tail(install.stdout + install.stderr))
 	)
-		runPi(consumer, "installed", []);
+		runPi(consumer, "installed", [], baseline);
 
 	// `pi -e` of the package installed in the consumer project (the pi manifest names extension.ts).
 	const installedPackage = join(consumer, "node_modules", "pi-repair-layer");
-	runPi(consumer, "extension", ["-e", installedPackage]);
+	runPi(consumer, "extension", ["-e", installedPackage], baseline);
 
 	// The same package with a source entry that throws: only a load of the compiled dist/ can pass.
 	const distOnly = join(work, "dist-only", "pi-repair-layer");
@@ -424,5 +483,5 @@ function checkCli(consumer: string, tarball: string): void {
 		join(distOnly, "src", "index.ts"),
 		'throw new Error("the packed extension loaded its TypeScript source instead of dist/");\n',
 	);
-	runPi(consumer, "dist-first", ["-e", distOnly]);
+	runPi(consumer, "dist-first", ["-e", distOnly], baseline);
 }
