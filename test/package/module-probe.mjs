@@ -5,14 +5,6 @@
  * extension loader reads it to compile it, so a test can compare the files a
  * run with the layer loads against a run without it.
  */
-
-/**
- * Preloaded into a pi process (`NODE_OPTIONS=--import=<this file>`) by the one-pi
- * tests: appends to PI_REPAIR_MODULE_PROBE the path of every module file the
- * process loads, whether Node's loader loads it (import or require) or pi's
- * extension loader reads it to compile it, so a test can compare the files a
- * run with the layer loads against a run without it.
- */
 import fs, { appendFileSync } from "node:fs";
 import { registerHooks, syncBuiltinESMExports } from "node:module";
 import { fileURLToPath } from "node:url";
