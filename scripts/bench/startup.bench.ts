@@ -37,11 +37,15 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.js"))) {
 		const emptyAgent = join(work, "agent-empty");
 		mkdirSync(installedAgent);
 		mkdirSync(emptyAgent);
-		const install = spawnSync(process.execPath, [PI_BIN, "install", `npm:pi-repair-layer@file:${join(work, tarball ?? "")}`], {
-			cwd: work,
-			encoding: "utf8",
-			env: { ...process.env, PI_CODING_AGENT_DIR: installedAgent, PI_OFFLINE: "1" },
-		});
+		const install = spawnSync(
+			process.execPath,
+			[PI_BIN, "install", `npm:pi-repair-layer@file:${join(work, tarball ?? "")}`],
+			{
+				cwd: work,
+				encoding: "utf8",
+				env: { ...process.env, PI_CODING_AGENT_DIR: installedAgent, PI_OFFLINE: "1" },
+			},
+		);
 		if (install.status !== 0) throw new Error(`pi install failed:\n${install.stdout}\n${install.stderr}`);
 		pairedRuns({
 			label: "installed (pi install)",
