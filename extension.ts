@@ -11,12 +11,10 @@
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import * as piAi from "@earendil-works/pi-ai";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import * as piCodingAgent from "@earendil-works/pi-coding-agent";
-import * as piTui from "@earendil-works/pi-tui";
-import * as typeboxCompile from "typebox/compile";
 import type { HostModules } from "./src/extension/host-modules.ts";
+import { isBelowOldestPiVersion, reportUnsupportedHost, unsupportedHostWarning } from "./src/extension/host-version.ts";
 
 type ExtensionFactory = (pi: ExtensionAPI) => void;
 
@@ -25,7 +23,19 @@ const SLOT = "./dist/bundle/host.js";
 const SOURCE = "./src/index.ts";
 
 export default async function piRepairLayer(pi: ExtensionAPI): Promise<void> {
+	// An older pi lacks what the layer relies on: load nothing, and say why once.
+	const version: unknown = (piCodingAgent as { VERSION?: unknown }).VERSION;
+	if (isBelowOldestPiVersion(version)) {
+		reportUnsupportedHost(pi, unsupportedHostWarning(version));
+		return;
+	}
 	if (existsSync(new URL(BUNDLE, import.meta.url))) {
+		// Imported only after the version check: an older host may not provide all of them.
+		const [piAi, piTui, typeboxCompile] = await Promise.all([
+			import("@earendil-works/pi-ai"),
+			import("@earendil-works/pi-tui"),
+			import("typebox/compile"),
+		]);
 		// Node's own require: pi's loader would otherwise transform the bundle and map nothing it needs.
 		const load = createRequire(import.meta.url);
 		const slot = load(SLOT) as { provideHostModules(modules: HostModules): void };
