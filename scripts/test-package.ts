@@ -360,25 +360,7 @@ function runPi(consumer: string, label: string, extensionArgs: readonly string[]
 	const workspace = mkdtempSync(join(work, `${label}-workspace-`));
 	const modules = join(work, `${label}-modules.txt`);
 	const env = { ...cliEnv(consumer, label), ...probeEnv(modules) };
-	const provider = join(consumer, "provider.ts");
-	const result = run(
-		node,
-		[
-			piBin(consumer),
-			"-p",
-			"--no-session",
-			"--no-mcp",
-			...extensionArgs,
-			"-e",
-			provider,
-			"--provider",
-			"pkg-smoke",
-			"--model",
-			"pkg-smoke-1",
-			"write the smoke file",
-		],
-		{ cwd: workspace, env },
-	);
+	const result = run(node, printArgs(consumer, extensionArgs, "write the smoke file"), { cwd: workspace, env });
 	const written = join(workspace, "smoke-output.txt");
 	const content = existsSync(written) ? readFileSync(written, "utf8") : undefined;
 	const output = result.stdout;
@@ -398,6 +380,25 @@ function runPi(consumer: string, label: string, extensionArgs: readonly string[]
 		extra.length === 0,
 		extra.slice(0, 10).join("\n"),
 	);
+}
+
+/** pi in print mode, offline, with the smoke provider and `extensionArgs` before it. */
+function printArgs(consumer: string, extensionArgs: readonly string[], prompt: string): string[] {
+	const provider = join(consumer, "provider.ts");
+	return [
+		piBin(consumer),
+		"-p",
+		"--no-session",
+		"--no-mcp",
+		...extensionArgs,
+		"-e",
+		provider,
+		"--provider",
+		"pkg-smoke",
+		"--model",
+		"pkg-smoke-1",
+		prompt,
+	];
 }
 
 /** Preloads the module probe (test/package/module-probe.mjs), which lists every module file pi loads. */
@@ -425,24 +426,7 @@ function baselineModules(consumer: string): string[] {
 	const workspace = mkdtempSync(join(work, "baseline-workspace-"));
 	const modules = join(work, "baseline-modules.txt");
 	const env = { ...cliEnv(consumer, "baseline"), ...probeEnv(modules) };
-	const provider = join(consumer, "provider.ts");
-	run(
-		node,
-		[
-			piBin(consumer),
-			"-p",
-			"--no-session",
-			"--no-mcp",
-			"-e",
-			provider,
-			"--provider",
-			"pkg-smoke",
-			"--model",
-			"pkg-smoke-1",
-			"hello",
-		],
-		{ cwd: workspace, env },
-	);
+	run(node, printArgs(consumer, [], "hello"), { cwd: workspace, env });
 	const files = loadedModules(modules);
 	check("the module probe lists the files pi loads", files.length > 0);
 	return files;
