@@ -54,7 +54,7 @@ import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
 import { withProviderSafeToolNames } from "./extension/history-names.ts";
 import { updateFooterStatus } from "./extension/indicator.ts";
 import { loadLeakModels } from "./extension/leak-models.ts";
-import { CallTargets, repairToolCalls, rescueDepsFor } from "./extension/message-repair.ts";
+import { CallTargets, hasMalformedCall, repairToolCalls, rescueDepsFor } from "./extension/message-repair.ts";
 import { ModelTracker } from "./extension/model-tracker.ts";
 import type { RepairDeps } from "./extension/prepare.ts";
 import {
@@ -298,9 +298,12 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			}
 			const named = (renamed?.message ?? event.message) as typeof event.message;
 			const target = targets.forMessage();
-			const rescued = contained("message-end:rescue", () =>
-				rescueMalformedArguments(named, rescueDepsFor(target, feedback, ctx.model, contained)),
-			);
+			// Reading ctx.model makes pi look the model up, so only a message with malformed text pays for it.
+			const rescued = hasMalformedCall(named)
+				? contained("message-end:rescue", () =>
+						rescueMalformedArguments(named, rescueDepsFor(target, feedback, ctx.model, contained)),
+					)
+				: undefined;
 			const repaired =
 				contained("message-end:tool-calls", () => repairToolCalls(rescued ?? named, target, feedback)) ?? rescued;
 			const current = repaired ?? named;

@@ -23,7 +23,7 @@ import { validateToolArguments } from "@earendil-works/pi-ai";
 import type { ToolInfo } from "@earendil-works/pi-coding-agent";
 import type { Preprocessor, RepairPipelineResult } from "../core/types.ts";
 import { markArgumentsRefused } from "../pi/refused-arguments.ts";
-import { callsMayRun, type RescueDeps } from "./argument-rescue.ts";
+import { callsMayRun, isMalformedCall, type RescueDeps } from "./argument-rescue.ts";
 import type { Contained } from "./contained.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
 import { type RepairDeps, ToolRepairer } from "./prepare.ts";
@@ -134,6 +134,11 @@ export class CallTargets {
  * failing bookkeeping step (telemetry, note binding) never decides whether a
  * call is rescued; both are contained and reported.
  */
+/** Whether a message holds a call the rescue could act on; most hold none, and then nothing else is asked of pi. */
+export function hasMalformedCall(message: { role?: unknown; content?: unknown; stopReason?: unknown }): boolean {
+	return callsMayRun(message) && message.content.some(isMalformedCall);
+}
+
 export function rescueDepsFor(
 	target: (toolName: string) => CallTarget | undefined,
 	feedback: RepairFeedbackHub,
