@@ -224,7 +224,12 @@ describe("chaos run on a GLM model: model-gated value strips", () => {
 						{
 							id: "g-grep-tokens",
 							name: "grep",
-							arguments: { "<arg_key>pattern</arg_key>": "<arg_value>anchor</arg_value>", path: "." },
+							arguments: { "<arg_key>pattern</arg_key>": "anchor", path: "." },
+						},
+						{
+							id: "g-grep-pattern-kept",
+							name: "grep",
+							arguments: { pattern: "<arg_value>anchor</arg_value>", path: "." },
 						},
 						{ id: "g-grep-regex", name: "grep", arguments: { pattern: "^alpha", path: "." } },
 					],
@@ -246,6 +251,8 @@ describe("chaos run on a GLM model: model-gated value strips", () => {
 		expect(run.exitCode, run.stderr).toBe(0);
 		expectCall(results, "g-read-anchor", { notes: 2, mentions: ["file_path"], output: "alpha anchor" });
 		expectCall(results, "g-grep-tokens", { notes: 1, mentions: ["grep"], output: "alpha anchor" });
+		// A grep pattern is content: token cleanup never rewrites it, so the pattern searched is the one sent.
+		expectCall(results, "g-grep-pattern-kept", { notes: 0, output: "No matches found" });
 		const rules = new Set(run.telemetry().flatMap((record) => (record.rules as string[] | undefined) ?? []));
 		expect([...rules]).toEqual(expect.arrayContaining(["stripAnchorBleed", "stripGrammarTokenLeak"]));
 	});
