@@ -47,7 +47,9 @@ import { logLeakText } from "./extension/diagnostics.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
+import { withProviderSafeToolNames } from "./extension/history-names.ts";
 import { indicatorRenderers, updateFooterStatus } from "./extension/indicator.ts";
+import { loadLeakModels } from "./extension/leak-models.ts";
 import { layerStages, runMessageEndStages } from "./extension/message-end.ts";
 import { CallTargets, JudgedArgs, judgeToolCalls, PendingRefusals } from "./extension/message-repair.ts";
 import { ModelTracker } from "./extension/model-tracker.ts";
@@ -77,7 +79,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	const settings = loaded?.settings ?? defaultRepairSettings();
 	const composed = contained("composition-load", () => loadCompositionSettings());
 	const composition = composed?.settings ?? defaultCompositionSettings();
-	let settingsWarnings = [loaded?.warning, composed?.warning];
+	const leakModels = contained("leak-models-load", () => loadLeakModels());
+	let settingsWarnings = [loaded?.warning, composed?.warning, leakModels?.warning];
 
 	// Warnings raised between events (a telemetry file refused) go to the UI of the latest session, else stderr.
 	let warningContext: ExtensionContext | undefined;
@@ -158,6 +161,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		modelId: () => model.id,
 		activeTools: () => pi.getActiveTools(),
 		toolSchemas: () => toolSchemas(pi),
+		leakModels: () => leakModels?.patterns ?? [],
 		telemetry: deps.telemetry,
 		// The same resolution as the message's other calls, so a promoted call counts under the owner its repairs do.
 		ownerOf: (toolName) => targets.forMessage()(toolName)?.repairer.owner,
@@ -187,7 +191,11 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		repairToolNames: () => settings.repairToolNames,
 		listTools: (message) => withAvailableTools(message, pi.getActiveTools()),
 		renameTools: (message) => {
-			const renamed = renameLeakedToolNames(message, pi.getActiveTools());
+			const renamed = renameLeakedToolNames(
+				message,
+				pi.getActiveTools(),
+				(name) => pi.getAllTools().find((tool) => tool.name === name)?.parameters,
+			);
 			for (const call of renamed?.renamed ?? []) {
 				contained("message-end:rename-feedback", () =>
 					feedback.bind(call.toolCallId, call.to, renameFeedback(call, settings.policyProfile, model.id)),
@@ -202,9 +210,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	});
 	const settingsHost: SettingsHost = {
 		current: () => settings,
-		update(next: RepairSettings) {
+		update(next: RepairSettings, notice?: (line: string) => void) {
 			Object.assign(settings, next, { grammarAllowedTools: [...next.grammarAllowedTools] });
-			trySaveRepairSettings(settings);
+			trySaveRepairSettings(settings, undefined, notice);
 		},
 	};
 
@@ -277,6 +285,15 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		});
 		return contained("turn-end:continuation", () => silentStops.onTurnEnd(event));
 	});
+
+	// Only what is sent: a saved tool name a strict provider rejects would fail every later request.
+	pi.on("context", (event) =>
+		contained("context:history-names", () => {
+			const known = pi.getAllTools().map((tool) => tool.name);
+			const safe = withProviderSafeToolNames(event.messages, known);
+			return safe === undefined ? undefined : { messages: safe.messages as typeof event.messages };
+		}),
+	);
 
 	pi.on("session_shutdown", () => {
 		contained("session-shutdown", () => {

@@ -97,6 +97,9 @@ tool-call mistakes, and shows what pi-repair-layer does with each.
 
 Options:
   --without-layer  play the same script through pi alone, for comparison
+  --check          with --without-layer: check pi alone's run against the
+                   steps' expectations (it fails: the proof that the checker
+                   can fail)
   --keep           keep the temp workspace, session and telemetry
   -h, --help       print this help
 
@@ -405,12 +408,13 @@ function finishPiAlone(
 	return 1;
 }
 
-function parseOptions(): { keep: boolean; withLayer: boolean } | number {
+function parseOptions(): { keep: boolean; withLayer: boolean; check: boolean } | number {
 	try {
 		const { values } = parseArgs({
 			options: {
 				keep: { type: "boolean" },
 				"without-layer": { type: "boolean" },
+				check: { type: "boolean" },
 				help: { type: "boolean", short: "h" },
 			},
 			strict: true,
@@ -420,17 +424,53 @@ function parseOptions(): { keep: boolean; withLayer: boolean } | number {
 			process.stdout.write(`${USAGE}\n`);
 			return 0;
 		}
-		return { keep: values.keep === true, withLayer: values["without-layer"] !== true };
+		const withLayer = values["without-layer"] !== true;
+		// With the layer the steps are always checked; --check alone would be a no-op, so it says so.
+		if (values.check === true && withLayer) throw new Error("--check only applies with --without-layer");
+		return { keep: values.keep === true, withLayer, check: withLayer || values.check === true };
 	} catch (error) {
 		process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
 		return 2;
 	}
 }
 
+/** The `/repair-stats` report of the run, through the real CLI. */
+async function printStats(
+	root: string,
+	workspace: string,
+	agentDir: string,
+	env: Record<string, string>,
+	telemetryPath: string,
+): Promise<void> {
+	line(bold("/repair-stats for this run"));
+	const statsScript = join(root, "stats-script.json");
+	writeFileSync(statsScript, JSON.stringify([{ text: NO_STATS_COMMAND }]));
+	const stats = await runPi({
+		cwd: workspace,
+		agentDir,
+		scriptPath: statsScript,
+		model: DEMO_MODEL,
+		prompt: "/repair-stats",
+		env,
+	});
+	if (stats.stdout.includes(NO_STATS_COMMAND)) {
+		line(yellow("  /repair-stats is not registered in this checkout yet; the run's telemetry file holds:"));
+		const records = existsSync(telemetryPath) ? readFileSync(telemetryPath, "utf8").trim().split("\n") : [];
+		line(`  ${records.filter((record) => record !== "").length} record(s)`);
+	} else {
+		for (const text of (stats.stdout.trim() || stats.stderr.trim() || "(no output)").split("\n")) {
+			const indented = `  ${text}`;
+			if (isChartRow(indented)) line(fitChartRow(indented, width));
+			else line(indented);
+		}
+	}
+	line();
+}
+
 async function main(): Promise<number> {
 	const options = parseOptions();
 	if (typeof options === "number") return options;
-	const { keep, withLayer } = options;
+	const { keep, withLayer, check } = options;
 	const started = performance.now();
 	const root = mkdtempSync(join(tmpdir(), "pi-repair-demo-"));
 	try {
@@ -477,7 +517,7 @@ async function main(): Promise<number> {
 		const transcript = readTranscript(sessionDir);
 		const recordsRules = transcript.repairEntries.size > 0;
 
-		if (!withLayer) return finishPiAlone(steps, transcript, run, workspace, started);
+		if (!check) return finishPiAlone(steps, transcript, run, workspace, started);
 
 		const reports: StepReport[] = [];
 		let turnIndex = 0;
@@ -500,29 +540,7 @@ async function main(): Promise<number> {
 		printWorkspace(workspace);
 		line();
 
-		line(bold("/repair-stats for this run"));
-		const statsScript = join(root, "stats-script.json");
-		writeFileSync(statsScript, JSON.stringify([{ text: NO_STATS_COMMAND }]));
-		const stats = await runPi({
-			cwd: workspace,
-			agentDir,
-			scriptPath: statsScript,
-			model: DEMO_MODEL,
-			prompt: "/repair-stats",
-			env,
-		});
-		if (stats.stdout.includes(NO_STATS_COMMAND)) {
-			line(yellow("  /repair-stats is not registered in this checkout yet; the run's telemetry file holds:"));
-			const records = existsSync(telemetryPath) ? readFileSync(telemetryPath, "utf8").trim().split("\n") : [];
-			line(`  ${records.filter((record) => record !== "").length} record(s)`);
-		} else {
-			for (const text of (stats.stdout.trim() || stats.stderr.trim() || "(no output)").split("\n")) {
-				const indented = `  ${text}`;
-				if (isChartRow(indented)) line(fitChartRow(indented, width));
-				else line(indented);
-			}
-		}
-		line();
+		if (withLayer) await printStats(root, workspace, agentDir, env, telemetryPath);
 
 		const failed = reports.filter(
 			(report) => report.problems.length > 0 || report.calls.some((call) => call.problems.length > 0),

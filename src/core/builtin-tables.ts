@@ -160,14 +160,15 @@ export const PIPELINE_PREPROCESSORS: Readonly<Record<BuiltinToolName, readonly P
 		pathCleanup,
 		// Anchors are cleaned from grep's path only: `^` and `$` are real regex in its pattern.
 		pathAnchors,
-		rootTokens,
+		// A pattern is content: `<div>` or `</arg_value>` may be exactly what the model searches for.
+		contentTokens("", ["pattern", "glob", ...GREP_PATTERN_ALIASES]),
 	],
 	find: [
 		{ kind: "alias", selector: "/pattern", aliases: FIND_PATTERN_ALIASES, accepts: "string" },
 		pathCleanup,
 		pathAnchors,
 		{ kind: "anchor-bleed", selector: "/pattern", modelFamilies: ANCHOR_BLEED_MODELS },
-		rootTokens,
+		contentTokens("", ["pattern", ...FIND_PATTERN_ALIASES]),
 	],
 	ls: [pathAlias(LS_PATH_ALIASES), pathCleanup, pathAnchors, rootTokens],
 };

@@ -14,6 +14,7 @@ import { cloneJson } from "./clone.ts";
 import { unframedObjectText } from "./json-text.ts";
 import { isPlainObject, measureBytes, nestingDepth, tryParse, upperBoundBytes } from "./json-value.ts";
 import { resolveLimits } from "./limits.ts";
+import { parseRelaxedJson } from "./relaxed-json.ts";
 import { RULE } from "./rule-ids.ts";
 import { completionSuffix } from "./truncation.ts";
 import type { EnvelopeLimits, EnvelopeRecoveryResult, RepairChange, RepairPipelineLimits } from "./types.ts";
@@ -111,6 +112,13 @@ export function recoverEnvelope(
 		value = parsed;
 	}
 
+	// Trailing commas, end tokens, doubled braces and Python literals, when nothing else is wrong with the text.
+	const relaxed = typeof value === "string" ? parseRelaxedJson(value) : undefined;
+	if (relaxed !== undefined) {
+		for (const change of relaxed.changes) changes.push(change);
+		value = relaxed.value;
+	}
+
 	// Exactly one fence or quoting layer around a complete object is framing, not an argument value.
 	const framed = typeof value === "string" ? unframedObjectText(value) : undefined;
 	if (framed !== undefined) {
@@ -158,11 +166,6 @@ function truncationCandidate(text: string, limits: EnvelopeLimits): Record<strin
 		return undefined;
 	}
 	return parsed;
-}
-
-/** True when `input` is within the size and depth bounds of the envelope stage. */
-export function withinEnvelopeLimits(input: unknown, overrides: RepairPipelineLimits): boolean {
-	return withinLimits(input, resolveLimits(overrides));
 }
 
 function withinLimits(input: unknown, limits: EnvelopeLimits): boolean {

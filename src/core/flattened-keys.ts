@@ -1,4 +1,5 @@
 import { defineOwn, isRecord } from "./json-value.ts";
+import { schemaAt } from "./schema-shape.ts";
 
 /**
  * Flattened keys: some models spell a nested argument as path-named keys on
@@ -103,14 +104,8 @@ function materialize(node: Node): unknown {
  * pattern or schema-valued additional properties), where what is declared cannot be told for sure.
  */
 export function declaredPropertiesAt(schema: unknown, segments: readonly string[]): ReadonlySet<string> | undefined {
-	let node: unknown = schema;
-	for (const segment of segments) {
-		if (!isRecord(node)) return undefined;
-		if (isRecord(node.properties) && Object.hasOwn(node.properties, segment)) node = node.properties[segment];
-		else if (/^\d+$/.test(segment) && isRecord(node.items)) node = node.items;
-		else return undefined;
-	}
-	if (!isRecord(node) || !isRecord(node.properties)) return undefined;
+	const node = schemaAt(schema, segments);
+	if (node === undefined || !isRecord(node.properties)) return undefined;
 	for (const keyword of ["patternProperties", "anyOf", "oneOf", "allOf", "$ref"]) {
 		if (Object.hasOwn(node, keyword)) return undefined;
 	}

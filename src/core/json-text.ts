@@ -7,16 +7,15 @@
  * list after any framing (zero-width or control characters, a word such as
  * `json`, quotes, parentheses, a markdown fence, a tag like `<tool_call>`) or
  * holds an object opening (`{"`, `[{`) behind prose of any length, or
- * a JSON string literal that does not parse (an encoded envelope cut inside
- * its string). Wrapping any of them would run the model's broken call as a
- * command or read it as a path. The only framing that is undone is exactly one
- * enclosing markdown fence or one quoting layer around a complete JSON object.
+ * a JSON string literal, whole or cut. Nor is a text that is the call written
+ * out instead of made: leaked call markup, or a `command: touch X` line.
+ * Wrapping any of them would run the model's broken call as a command or read
+ * it as a path. The only framing that is undone is exactly one enclosing
+ * markdown fence or one quoting layer around a complete JSON object.
  */
 import { isRecord, tryParse } from "./json-value.ts";
 import { readsAsListLiteral } from "./list-literal.ts";
 
-// How many layers of JSON string encoding are looked through when deciding whether a root string is JSON.
-const MAX_ENCODING_LAYERS = 8;
 // A word prefix (`json`, `JSON:`) is short; a tag fits on one line, whatever it starts with: `<tool_call>`,
 // and sentinel tokens such as `<|tool_call|>` or `<｜DSML｜invoke>`.
 const LEADING_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,15}:?(?=[\s{[])/;
@@ -72,24 +71,37 @@ function startsLikeJson(text: string): boolean {
 
 /**
  * True when a root string must not be wrapped as a single field: it reads as
- * JSON at some layer of string encoding (see the file header). A leading
- * markdown auto-link (`[a.md](http://a.md)`) is a path, not a list.
+ * JSON (see the file header), or it is a JSON string literal, whole or cut
+ * (`"\"/etc/hosts\""`): wrapped, its quotes would become part of the path or
+ * command. A leading markdown auto-link (`[a.md](http://a.md)`) is a path, not a list.
  */
 export function readsAsJsonText(text: string): boolean {
-	let layer = text;
-	for (let depth = 0; depth < MAX_ENCODING_LAYERS; depth++) {
-		if (startsLikeJson(layer)) return true;
-		const trimmed = layer.trim();
-		if (!trimmed.startsWith('"')) {
-			const literal = tryParse(trimmed);
-			return literal === null || typeof literal === "boolean" || typeof literal === "number";
-		}
-		const parsed = tryParse(trimmed);
-		// A quoted text that is not one whole JSON string is an encoding cut short.
-		if (typeof parsed !== "string") return true;
-		layer = parsed;
-	}
-	return true;
+	if (startsLikeJson(text)) return true;
+	const trimmed = text.trim();
+	if (trimmed.startsWith('"')) return true;
+	const literal = tryParse(trimmed);
+	return literal === null || typeof literal === "boolean" || typeof literal === "number";
+}
+
+// A template sentinel anywhere (`<|im_end|>`, `<｜DSML｜invoke …>`): no command or path holds one.
+const SENTINEL_TOKEN = /<\/?[|｜][^<>\n]*>/;
+// Call markup at the start: `<tool_call>`, `</arg_value>`, `<parameter=command>`. A redirect (`< in.txt`) has a space after `<`.
+const LEADING_MARKUP = /^<\/?[A-Za-z_][^<>\n]{0,200}>/;
+// `command: touch X`: a field name and a colon, the way the model would write the whole object as a line.
+const FIELD_LINE = /^([A-Za-z_][\w-]{0,63})\s*:/;
+
+/**
+ * True when a root string holds what the model wrote instead of a call, not
+ * the value of a field: leaked call markup (a lone `<tool_call>` or DSML tag,
+ * a template sentinel), or a `name: value` line whose name is one of
+ * `fieldNames` (`command: touch X` is the object written as text; running it
+ * would run `command:` as a program).
+ */
+export function readsAsCallText(text: string, fieldNames: readonly string[]): boolean {
+	const trimmed = text.trim();
+	if (SENTINEL_TOKEN.test(trimmed) || LEADING_MARKUP.test(trimmed)) return true;
+	const name = FIELD_LINE.exec(trimmed)?.[1];
+	return name !== undefined && fieldNames.includes(name);
 }
 
 const QUOTES = ['"', "'", "`"];

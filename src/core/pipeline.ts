@@ -17,10 +17,11 @@
  * verdict and can never change it.
  */
 
+import { argumentKeyTests, undeclaredKeysChange, unwrapArgumentWrapper } from "./argument-keys.ts";
 import { condenseChanges } from "./change-log.ts";
 import { cloneJson } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
-import { recoverEnvelope, truncatedEnvelopeChange, withinEnvelopeLimits } from "./envelope.ts";
+import { recoverEnvelope, truncatedEnvelopeChange } from "./envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
 import { isPlainObject, isRecord } from "./json-value.ts";
 import { resolveLimits } from "./limits.ts";
@@ -39,9 +40,11 @@ import {
 import { RULE } from "./rule-ids.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
 import { convertScalarToSchemaTypeNote } from "./schema-repair/notes.ts";
+import { type InputSnapshot, snapshotInput } from "./snapshot.ts";
 import { mayHoldOmittedNull, withoutOmittedNulls } from "./strict-sampling.ts";
 import type {
 	ContainedErrorLabel,
+	EnvelopeLimits,
 	RepairChange,
 	RepairObservation,
 	RepairPipelineConfig,
@@ -74,6 +77,7 @@ interface Plan {
 	readonly basis: readonly unknown[];
 	readonly policy: RepairPolicy;
 	readonly preprocess: PreprocessPlan;
+	readonly limits: EnvelopeLimits;
 	/** True only when `input` would come out `valid` and untouched from the full run. */
 	readonly validAsSent: (input: Record<string, unknown>) => boolean;
 }
@@ -95,6 +99,7 @@ function basisOf(config: RepairPipelineConfig): unknown[] {
 		config.ownerPrepareArguments,
 		config.ownerPrepareApplies,
 		config.strictSampling,
+		config.limits,
 	];
 }
 
@@ -109,7 +114,8 @@ function sameBasis(plan: Plan, config: RepairPipelineConfig): boolean {
 		basis[5] === config.modelId &&
 		basis[6] === config.ownerPrepareArguments &&
 		basis[7] === config.ownerPrepareApplies &&
-		basis[8] === config.strictSampling
+		basis[8] === config.strictSampling &&
+		basis[9] === config.limits
 	);
 }
 
@@ -128,6 +134,7 @@ function compilePlan(config: RepairPipelineConfig): Plan {
 		basis: basisOf(config),
 		policy: policyFor(config),
 		preprocess,
+		limits: resolveLimits(config.limits ?? {}),
 		validAsSent: validPathTest(config, preprocess),
 	};
 }
@@ -151,6 +158,7 @@ function validPathTest(
 		preprocess.unknownKinds.length > 0 ? preprocess.tests : testsByLocation([...preprocess.steps, ...pathFields]);
 	for (const test of located) mayChange.push(test);
 	if (config.strictSampling === true) mayChange.push(mayHoldOmittedNull);
+	for (const test of argumentKeyTests(config.schema)) mayChange.push(test);
 	const anyMayChange = anyOf(mayChange);
 	const passes = checkerFor(config.schema);
 	return (input) => !anyMayChange(input) && passes(input);
@@ -161,13 +169,28 @@ export function runRepairPipeline(options: { input: unknown; config: RepairPipel
 	let policy: RepairPolicy = PLAIN_POLICIES.adaptive;
 	let plan: Plan | undefined;
 	let planError: unknown;
+	let entry: InputSnapshot | undefined;
+	let entryError: unknown;
 	try {
 		plan = planFor(config);
 		policy = plan.policy;
-		if (isPlainObject(input) && plan.validAsSent(input)) {
+	} catch (error) {
+		// Only a broken schema can make the plan throw.
+		planError = error;
+	}
+	try {
+		// The one read of the input: everything after judges this value (see snapshot.ts).
+		const limits = plan?.limits ?? resolveLimits(config.limits ?? {});
+		entry = snapshotInput(input, limits.maxNodes, limits.maxNestingDepth);
+	} catch (error) {
+		// Only an input that cannot be read (a proxy trap that throws) gets here.
+		entryError = error;
+	}
+	try {
+		if (plan !== undefined && entry?.within === true && isPlainObject(entry.value) && plan.validAsSent(entry.value)) {
 			const valid: RepairPipelineResult = {
 				outcome: "valid",
-				args: input,
+				args: entry.value,
 				policy: policy.profile,
 				changes: NO_CHANGES,
 				observations: NO_OBSERVATIONS,
@@ -176,20 +199,26 @@ export function runRepairPipeline(options: { input: unknown; config: RepairPipel
 			return valid;
 		}
 	} catch (error) {
-		// Only a broken schema can make the plan throw.
 		plan = undefined;
 		planError = error;
 	}
 	const contained: ContainedErrorLabel[] = [];
 	const run = recordingContainment(config, contained);
 	let result: DownstreamResult;
-	try {
-		if (plan === undefined) throw planError;
-		result = decide(input, run, plan);
-	} catch (error) {
-		// Only input outside the JSON domain (functions, cycles) or a broken schema can make a stage throw: fail closed.
-		contain(run, "pipeline", error);
-		result = failed(run, input, []);
+	if (entry === undefined) {
+		contain(run, "pipeline", entryError);
+		result = refusedAtEntry(config, input, UNREADABLE_ISSUE, UNREADABLE_RECEIVED);
+	} else if (!entry.within) {
+		result = refusedAtEntry(config, input, tooComplexIssue(config, entry.bound), input);
+	} else {
+		try {
+			if (plan === undefined) throw planError;
+			result = decide(entry.value, run, plan);
+		} catch (error) {
+			// Only input outside the JSON domain (functions, a proxy trap) or a broken schema can make a stage throw: fail closed.
+			contain(run, "pipeline", error);
+			result = failedAtBoundary(run, entry.value);
+		}
 	}
 	// Key order of the public result is fixed for readers of logs and snapshots.
 	const shaped: RepairPipelineResult = {
@@ -221,17 +250,9 @@ function recordingContainment(config: RepairPipelineConfig, labels: ContainedErr
 function decide(input: unknown, config: RepairPipelineConfig, plan: Plan): DownstreamResult {
 	const { policy } = plan;
 	// A plain object has nothing to decode or unwrap: skipping the envelope's
-	// O(size) pre-checks gives the same outcome at no cost.
-	if (isPlainObject(input)) {
-		// Repair work on a plain object has the envelope's bounds; a call that is valid as sent has none.
-		if (
-			!check(config.schema, withoutSampledNulls(input, config)) &&
-			!withinEnvelopeLimits(input, config.limits ?? {})
-		) {
-			return tooLargeToRepair(config, input);
-		}
-		return shapePrimary(input, downstream(input, [], config, plan));
-	}
+	// O(size) pre-checks gives the same outcome at no cost. Its values and depth
+	// were bounded at the entry; the bytes of its strings are never a bound.
+	if (isPlainObject(input)) return shapePrimary(input, downstream(input, [], config, plan));
 
 	const envelope = recoverEnvelope(input, config.limits ?? {}, config.toolName);
 	if (policy.allowTruncatedEnvelopeCompletion) {
@@ -265,8 +286,11 @@ function downstream(
 			: applyOwnerShim(value, owner, toolName, (error) => contain(config, "owner-shim", error));
 	if (shim.change !== undefined) changes.push(shim.change);
 
+	const unwrapped = unwrapArgumentWrapper(shim.value, config.schema, toolName);
+	if (unwrapped !== undefined) changes.push(unwrapped.change);
+
 	const observations: RepairObservation[] = [];
-	const preprocessed = preprocess(shim.value, config, plan, changes, observations);
+	const preprocessed = preprocess(unwrapped?.value ?? shim.value, config, plan, changes, observations);
 	const run = finish(withoutSampledNulls(preprocessed, config), changes, observations, config, plan);
 	for (const observation of observations) notify(config, config.onObservation, observation);
 	return run;
@@ -320,13 +344,14 @@ function withoutSampledNulls(value: unknown, config: RepairPipelineConfig): unkn
 	return config.strictSampling === true ? withoutOmittedNulls(config.schema, value) : value;
 }
 
-function runEngine(value: unknown, config: RepairPipelineConfig): EngineResult {
+function runEngine(value: unknown, config: RepairPipelineConfig, plan: Plan): EngineResult {
 	return runSchemaRepair({
 		value,
 		schema: config.schema,
 		toolName: config.toolName,
 		config: config.engineConfig ?? {},
 		onStructuralThrow: (error) => contain(config, "structural-repair", error),
+		maxChanges: plan.limits.maxChanges,
 	});
 }
 
@@ -344,7 +369,7 @@ function finish(
 	config: RepairPipelineConfig,
 	plan: Plan,
 ): DownstreamResult {
-	const engine = runEngine(value, config);
+	const engine = runEngine(value, config, plan);
 	let args = engine.args;
 	if (engine.outcome !== "valid") {
 		const attempt = engine.outcome === "repaired" && isRecord(engine.args) ? engine : engine.attempt;
@@ -353,7 +378,7 @@ function finish(
 			if (engine.outcome === "unrepairable") return failed(config, value, observations, engine);
 			appendEngineChanges(changes, engine);
 		} else {
-			const second = runEngine(revisited.value, config);
+			const second = runEngine(revisited.value, config, plan);
 			if (second.outcome === "unrepairable") return failed(config, value, observations, engine);
 			appendEngineChanges(changes, attempt);
 			for (const change of revisited.changes) changes.push(change);
@@ -361,6 +386,9 @@ function finish(
 			args = second.args;
 		}
 	}
+	// Keys the tool ignores are named to the model, also on a call that needed nothing else.
+	const ignored = undeclaredKeysChange(config.schema, args, config.toolName);
+	if (ignored !== undefined) changes.push(ignored);
 	if (changes.length === 0) return { outcome: "valid", args: value, changes, observations };
 
 	const converted = convertToSchema(config.schema, args);
@@ -427,14 +455,23 @@ function failed(
 	return result;
 }
 
-function tooLargeToRepair(config: RepairPipelineConfig, input: unknown): DownstreamResult {
-	const limits = resolveLimits(config.limits ?? {});
-	const issue: ValidationIssue = {
-		keyword: "too-large",
-		instancePath: "",
-		params: {},
-		message: `too large to repair (over ${limits.maxInputBytes} bytes or nested deeper than ${limits.maxNestingDepth} levels); send a smaller call, for example several smaller edits`,
-	};
+/** {@link failed}, for a value that already made a stage throw: if describing it throws too, it is unreadable. */
+function failedAtBoundary(config: RepairPipelineConfig, seen: unknown): DownstreamResult {
+	try {
+		return failed(config, seen, []);
+	} catch (error) {
+		contain(config, "pipeline", error);
+		return refusedAtEntry(config, seen, UNREADABLE_ISSUE, UNREADABLE_RECEIVED);
+	}
+}
+
+/** A call refused before any stage ran: it could not be read, or it holds more work than the bounds allow. */
+function refusedAtEntry(
+	config: RepairPipelineConfig,
+	input: unknown,
+	issue: ValidationIssue,
+	received: unknown,
+): DownstreamResult {
 	return {
 		outcome: "unrepairable",
 		args: input,
@@ -442,9 +479,30 @@ function tooLargeToRepair(config: RepairPipelineConfig, input: unknown): Downstr
 		observations: [],
 		issueSummary: summarizeIssues([issue]),
 		fingerprint: failureFingerprint(config.toolName, [issue]),
-		retryMessage: formatRetryMessage(config.toolName, [issue], input),
+		retryMessage: formatRetryMessage(config.toolName, [issue], received),
 	};
 }
+
+// The bound names what makes a call costly to judge: its number of values or its depth, never its bytes.
+function tooComplexIssue(config: RepairPipelineConfig, bound: "nodes" | "depth"): ValidationIssue {
+	const limits = resolveLimits(config.limits ?? {});
+	const over =
+		bound === "nodes" ? `more than ${limits.maxNodes} values` : `nested deeper than ${limits.maxNestingDepth} levels`;
+	return {
+		keyword: "too-complex",
+		instancePath: "",
+		params: {},
+		message: `too complex to repair (${over}); send the arguments as a flat object of the tool's parameters`,
+	};
+}
+
+const UNREADABLE_ISSUE: ValidationIssue = {
+	keyword: "unreadable",
+	instancePath: "",
+	params: {},
+	message: "the arguments could not be read as JSON data",
+};
+const UNREADABLE_RECEIVED = "(arguments that could not be read)";
 
 // Stands in when the value passes the strict check yet the final check of the repaired value failed.
 const FINAL_CHECK_ISSUE: ValidationIssue = {

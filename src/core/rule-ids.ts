@@ -15,6 +15,11 @@ export const RULE = {
 	unwrapSingletonObjectArray: "envelope.unwrap-singleton-object-array",
 	unwrapFramedJson: "envelope.unwrap-framed-json",
 	completeTruncatedObject: "envelope.complete-truncated-object",
+	// envelope, relaxed JSON: lossless spellings of JSON that strict parsing rejects
+	dropTrailingComma: "envelope.drop-trailing-comma",
+	stripEndToken: "envelope.strip-end-token",
+	unwrapDoubledBraces: "envelope.unwrap-doubled-braces",
+	readPythonLiteral: "envelope.read-python-literal",
 	// owner shim: the tool's own `prepareArguments`
 	ownerShim: "owner-shim.prepare-arguments",
 	// preprocessing: configured, selector-guided rewrites
@@ -42,6 +47,10 @@ export const RULE = {
 	unwrapSingletonArray: "unwrapSingletonArray",
 	rebuildFlattenedKeys: "rebuildFlattenedKeys",
 	wrapBareStringAsArray: "wrapBareStringAsArray",
+	dropEmptyStringForOptionalField: "dropEmptyStringForOptionalField",
+	// the argument object: a wrapper around the real arguments, keys the tool does not declare
+	unwrapArgumentWrapper: "unwrapArgumentWrapper",
+	reportUndeclaredKeys: "reportUndeclaredKeys",
 	// a lossless scalar conversion made while repairing something else
 	convertScalarToSchemaType: "convertScalarToSchemaType",
 	// the tool name: a leaked name renamed to the one active tool it matches (`repairToolNames`)
@@ -73,6 +82,10 @@ export const RULE_STAGE: Readonly<Record<RuleId, RuleStage>> = {
 	[RULE.unwrapSingletonObjectArray]: "envelope",
 	[RULE.unwrapFramedJson]: "envelope",
 	[RULE.completeTruncatedObject]: "envelope",
+	[RULE.dropTrailingComma]: "envelope",
+	[RULE.stripEndToken]: "envelope",
+	[RULE.unwrapDoubledBraces]: "envelope",
+	[RULE.readPythonLiteral]: "envelope",
 	[RULE.ownerShim]: "owner-shim",
 	[RULE.exactAlias]: "preprocess",
 	[RULE.filesystemPath]: "preprocess",
@@ -96,6 +109,9 @@ export const RULE_STAGE: Readonly<Record<RuleId, RuleStage>> = {
 	[RULE.unwrapSingletonArray]: "schema-repair",
 	[RULE.rebuildFlattenedKeys]: "schema-repair",
 	[RULE.wrapBareStringAsArray]: "schema-repair",
+	[RULE.dropEmptyStringForOptionalField]: "schema-repair",
+	[RULE.unwrapArgumentWrapper]: "schema-repair",
+	[RULE.reportUndeclaredKeys]: "schema-repair",
 	[RULE.convertScalarToSchemaType]: "schema-repair",
 	[RULE.renameLeakedToolName]: "tool-name",
 	[RULE.continueSilentStop]: "continuation",

@@ -104,3 +104,21 @@ function collectTypes(schema: unknown, depth: number, maxDepth: number, types: S
 		}
 	}
 }
+
+/**
+ * The schema of the value at `segments` of an instance of `schema`, found by
+ * following `properties` by name and a single `items` schema by index;
+ * `undefined` when the walk meets anything else (a union, a tuple, a `$ref`),
+ * where the place has no one schema to read.
+ */
+export function schemaAt(schema: unknown, segments: readonly string[]): SchemaNode | undefined {
+	let node: unknown = schema;
+	for (const segment of segments) {
+		if (!isRecord(node)) return undefined;
+		const properties = propertiesOf(node);
+		if (properties !== undefined && Object.hasOwn(properties, segment)) node = properties[segment];
+		else if (/^\d+$/.test(segment) && isRecord(node.items)) node = node.items;
+		else return undefined;
+	}
+	return isRecord(node) ? node : undefined;
+}

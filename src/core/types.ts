@@ -36,22 +36,29 @@ export interface RepairObservation {
 	outcome?: "detected" | "valid" | "repaired" | "unrepairable";
 }
 
-/** Optional overrides of the envelope bounds; omitted fields use {@link EnvelopeLimits} defaults. */
+/** Optional overrides of the pipeline's bounds; omitted fields use {@link EnvelopeLimits} defaults. */
 export interface RepairPipelineLimits {
+	/** Bytes of an argument text the envelope stage decodes; never the strings inside an object. */
 	maxInputBytes?: number;
 	maxNestingDepth?: number;
 	maxDecodeAttempts?: number;
 	maxCandidates?: number;
 	maxWorkMs?: number;
+	/** Values (containers, array slots and scalars) one call may hold. */
+	maxNodes?: number;
+	/** Changes the schema-repair engine may make to one call. */
+	maxChanges?: number;
 }
 
-/** The fully resolved envelope bounds. */
+/** The fully resolved bounds. */
 export interface EnvelopeLimits {
 	maxInputBytes: number;
 	maxNestingDepth: number;
 	maxDecodeAttempts: number;
 	maxCandidates: number;
 	maxWorkMs: number;
+	maxNodes: number;
+	maxChanges: number;
 }
 
 export type RepairPolicyProfile = "conservative" | "adaptive" | "recover";

@@ -58,7 +58,8 @@ export function decideNestedCall(
 	const repairer =
 		target.builtin || ownerShim === undefined ? target.repairer : target.repairer.withOwnerShim(ownerShim);
 	const result = repairer.run(args);
-	if (result.outcome === "valid") return { args };
+	// The value the pipeline judged: the caller's own object for plain data, a copy of its one read otherwise.
+	if (result.outcome === "valid") return { args: result.args };
 	repairer.report(result);
 	if (result.outcome === "repaired") {
 		feedback.bind(parentId, toolName, repairer.feedbackFor(result));

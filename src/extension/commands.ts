@@ -34,6 +34,7 @@ import {
 } from "@earendil-works/pi-tui";
 import type { RepairPolicyProfile } from "../core/types.ts";
 import { reportContainedError } from "./contained.ts";
+import { printable } from "./printable.ts";
 import {
 	GRAMMAR_MODES,
 	loadRepairSettingsWithWarning,
@@ -135,7 +136,8 @@ export const SETTING_ROWS: readonly SettingRow[] = [
 /** A setting's value as the menus show it: the file's spelling, or the tool list. */
 export function settingValueText(settings: RepairSettings, key: SettingKey): string {
 	const value = settings[key];
-	if (Array.isArray(value)) return value.length > 0 ? value.join(", ") : "(active tools)";
+	// The tool list comes from a file anyone may have edited; its names never drive the terminal.
+	if (Array.isArray(value)) return value.length > 0 ? printable(value.join(", ")) : "(active tools)";
 	return String(value);
 }
 
@@ -243,8 +245,10 @@ export function showSettingsWarning(
 	write: (text: string, stream: "stdout" | "stderr") => void = writeToFd,
 ): void {
 	if (warning === undefined) return;
-	if (ctx?.hasUI) ctx.ui.notify(warning, "warning");
-	else write(`${warning}\n`, "stderr");
+	// A warning can quote a path or names from a file: one line, no escape sequence.
+	const line = printable(warning);
+	if (ctx?.hasUI) ctx.ui.notify(line, "warning");
+	else write(`${line}\n`, "stderr");
 }
 
 type Io = Required<RepairCommandOptions>;
@@ -333,7 +337,7 @@ class SettingsChanges {
 		// A copy: the host may update its live object in place.
 		const before = JSON.stringify(current);
 		if (JSON.stringify(next) === before) return;
-		this.host.update(next);
+		this.host.update(next, (line) => this.ctx.ui.notify(printable(line), "info"));
 		// The host swallows save errors; say once that the change lives only in this session.
 		if (!this.warnedUnsaved && !isSaved(this.host.current(), this.io.settingsPath())) {
 			this.warnedUnsaved = true;

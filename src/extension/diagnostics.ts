@@ -1,7 +1,8 @@
 /**
  * The `PI_TOOL_REPAIR_LOG` diagnostics lines on stderr, never carrying an
  * argument value: one per repaired or unrepairable call (rule IDs and the
- * issue summary: paths, keywords and types only), one per message whose
+ * public issue summary: declared paths, keywords and types only, from the
+ * same event as the telemetry record), one per message whose
  * leaked tool-call text was stripped or observed instead of promoted (the
  * grammar families, the `grammarRecovery` setting and how many leaked calls,
  * never the text), and one per internal error contained at a boundary (the
@@ -10,10 +11,14 @@
  *   [pi-repair] tool=<tool> outcome=<repaired|unrepairable> rules=<ids or none>[ issues=<summary>]
  *   [pi-repair] leak=<stripped|observed> grammars=<families> mode=<grammarRecovery> count=<n>
  *   [pi-repair] contained=<label> error=<class name>
+ *
+ * Whatever a field holds, a line never carries a control character or an
+ * escape sequence: the whole line passes through `printable`.
  */
-import type { RepairPipelineResult } from "../core/types.ts";
 import { repairLogEnabled } from "./env.ts";
 import type { LeakTextEvent } from "./grammar-leaks.ts";
+import { printable } from "./printable.ts";
+import type { ToolOutcomeEvent } from "./types.ts";
 
 /** Distinct values of `pick` over `items`, in first-seen order. */
 export function distinctInOrder<T>(items: readonly T[], pick: (item: T) => string): string[] {
@@ -22,16 +27,15 @@ export function distinctInOrder<T>(items: readonly T[], pick: (item: T) => strin
 	return [...seen];
 }
 
-export function formatDiagnosticLine(toolName: string, result: RepairPipelineResult): string {
-	const rules = result.outcome === "repaired" ? distinctInOrder(result.changes, (change) => change.ruleId) : [];
-	const issues = result.issueSummary ? ` issues=${result.issueSummary}` : "";
-	return `[pi-repair] tool=${toolName} outcome=${result.outcome} rules=${rules.length > 0 ? rules.join(",") : "none"}${issues}`;
+export function formatDiagnosticLine(event: ToolOutcomeEvent): string {
+	const issues = event.issues ? ` issues=${event.issues}` : "";
+	const rules = event.rules.length > 0 ? event.rules.join(",") : "none";
+	return `[pi-repair] tool=${event.tool} outcome=${event.outcome} rules=${rules}${issues}`;
 }
 
-/** Writes the line when the switch is on. */
-export function logOutcome(toolName: string, result: RepairPipelineResult): void {
-	if (result.outcome === "valid") return;
-	writeLine(formatDiagnosticLine(toolName, result));
+/** Writes the line of a repaired or unrepairable call when the switch is on. */
+export function logOutcome(event: ToolOutcomeEvent): void {
+	writeLine(formatDiagnosticLine(event));
 }
 
 export function formatLeakTextLine(leak: LeakTextEvent): string {
@@ -55,7 +59,7 @@ export function logContainedError(label: string, errorKind: string): void {
 function writeLine(line: string): void {
 	if (!repairLogEnabled()) return;
 	try {
-		process.stderr.write(`${line}\n`);
+		process.stderr.write(`${printable(line)}\n`);
 	} catch {
 		// A broken stderr is where diagnostics would go: there is nowhere left to report it.
 	}

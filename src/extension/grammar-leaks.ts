@@ -23,7 +23,7 @@
  */
 import { grammarRecoveryRuleId } from "../core/rule-ids.ts";
 import type { GrammarPolicyMode, RepairFeedback } from "../core/types.ts";
-import { modelLeaksGrammar } from "../grammar/models.ts";
+import { type LeakModelPatterns, leakGrammarsFor } from "../grammar/models.ts";
 import { recoverGrammarLeaks } from "../grammar/recover.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
 import { reportContainedError } from "./contained.ts";
@@ -48,6 +48,8 @@ export interface GrammarLeakHandlerDeps {
 	activeTools(): readonly string[];
 	/** Parameter schemas by tool name, for typing recovered values. */
 	toolSchemas(): ReadonlyMap<string, unknown>;
+	/** The `leakModels` setting: model ids whose ambiguous grammars are looked for too. */
+	leakModels?(): LeakModelPatterns;
 	telemetry: TelemetryRecorder;
 	/** The owner kind of a tool a leak was promoted to, so stats count the call with its owner. */
 	ownerOf?(toolName: string): OwnerKind | undefined;
@@ -87,10 +89,10 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 		if (mode === "off") return undefined;
 		if (!isAssistantMessage(message)) return undefined;
 		const model = deps.modelId();
-		if (!modelLeaksGrammar(model)) return undefined;
 		const profile = settings.policyProfile;
 		const options: Parameters<typeof recoverGrammarLeaks>[1] = {
 			mode,
+			grammars: leakGrammarsFor(model, deps.leakModels?.()),
 			knownTools: knownToolsFor(settings, deps),
 			requireKnownTool: true,
 			unknownToolText: settings.unknownGrammarText,

@@ -11,7 +11,8 @@
  *   session, and of the leaked calls whose text was stripped from a reply or
  *   left in it (observed) instead of being run, so a leak is never invisible.
  *
- * Both only read value-free feedback (rule IDs; notes only while the session
+ * Notes can quote the model's text, so every drawn line passes through
+ * `printable`. Both only read value-free feedback (rule IDs; notes only while the session
  * holds them) and the live settings object, so a settings change shows at the
  * next render. The indicator's own work runs inside the extension's one
  * `contained` boundary: a failure there (a theme that throws) shows the
@@ -23,6 +24,7 @@ import { type Component, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import type { RepairFeedback } from "../core/types.ts";
 import type { Contained } from "./contained.ts";
 import type { SessionTally } from "./feedback.ts";
+import { printable } from "./printable.ts";
 import type { RepairSettings } from "./types.ts";
 
 export const INDICATOR_PREFIX = "🔨 ✓ input repaired";
@@ -51,9 +53,12 @@ export function indicatorLines(
 	if (!settings.showIndicator) return [];
 	const safeWidth = Math.max(1, Math.floor(width));
 	const prefix = info.outcome === "recovered" ? RECOVERED_PREFIX : INDICATOR_PREFIX;
-	const lines = wrapTextWithAnsi(muted(theme, `${prefix} (${info.rules.join(", ")})`), safeWidth);
+	// Notes quote the model's own text (a tool name, a key): its control characters must not drive the terminal.
+	const lines = wrapTextWithAnsi(muted(theme, printable(`${prefix} (${info.rules.join(", ")})`)), safeWidth);
 	if (settings.showNotes) {
-		for (const note of info.notes) lines.push(...wrapTextWithAnsi(muted(theme, `${NOTE_PREFIX}${note}`), safeWidth));
+		for (const note of info.notes) {
+			lines.push(...wrapTextWithAnsi(muted(theme, printable(`${NOTE_PREFIX}${note}`)), safeWidth));
+		}
 	}
 	return lines;
 }

@@ -29,9 +29,10 @@ import { distinctInOrder, logOutcome } from "./diagnostics.ts";
 import { passthroughEnabled } from "./env.ts";
 import { escalateRetryMessage, type RepeatFailureTracker } from "./escalation.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
+import { publicIssues } from "./issue-privacy.ts";
 import type { ModelTracker } from "./model-tracker.ts";
 import type { OwnerKind } from "./tool-owners.ts";
-import type { RepairSettings, TelemetryRecorder } from "./types.ts";
+import type { RepairSettings, TelemetryRecorder, ToolOutcomeEvent } from "./types.ts";
 
 /** Everything the pipeline needs to know about one tool. */
 export interface ToolRepairSpec {
@@ -137,21 +138,20 @@ export class ToolRepairer {
 	report(result: RepairPipelineResult): void {
 		const outcome = result.outcome;
 		if (outcome === "valid") return;
-		logOutcome(this.spec.name, result);
 		const repaired = outcome === "repaired";
-		this.contained("telemetry", () =>
-			this.deps.telemetry.toolOutcome({
-				tool: this.spec.name,
-				model: this.deps.model.id,
-				outcome,
-				rules: repaired ? distinctInOrder(result.changes, (c) => c.ruleId) : [],
-				...(result.issueSummary ? { issues: result.issueSummary } : {}),
-				...(result.fingerprint ? { fingerprint: result.fingerprint } : {}),
-				profile: result.policy,
-				stages: repaired ? distinctInOrder(result.changes, (c) => c.stage) : [],
-				owner: this.owner,
-			}),
-		);
+		// Paths in the summary can run through keys the model wrote; only what the schema declares leaves.
+		const event: ToolOutcomeEvent = {
+			tool: this.spec.name,
+			model: this.deps.model.id,
+			outcome,
+			rules: repaired ? distinctInOrder(result.changes, (c) => c.ruleId) : [],
+			...publicIssues(this.spec.name, this.spec.schema, result),
+			profile: result.policy,
+			stages: repaired ? distinctInOrder(result.changes, (c) => c.stage) : [],
+			owner: this.owner,
+		};
+		logOutcome(event);
+		this.contained("telemetry", () => this.deps.telemetry.toolOutcome(event));
 	}
 
 	/** What a repaired outcome tells the model and the indicator. */
@@ -164,7 +164,8 @@ export class ToolRepairer {
 			outcome: "repaired",
 		};
 		if (this.deps.model.id !== undefined) feedback.model = this.deps.model.id;
-		if (result.fingerprint !== undefined) feedback.fingerprint = result.fingerprint;
+		const { fingerprint } = publicIssues(this.spec.name, this.spec.schema, result);
+		if (fingerprint !== undefined) feedback.fingerprint = fingerprint;
 		return feedback;
 	}
 

@@ -5,15 +5,19 @@
  *
  * Loading never writes and never throws: a missing, empty, broken or
  * unreadable file yields the defaults (or its valid fields) plus at most one
- * short warning. Saving is atomic (a temp file beside the target, then a
+ * short warning, and the file stays as it is. Saving happens only when the
+ * user changes a setting. It is atomic (a temp file beside the target, then a
  * rename), keeps keys this version does not know, the file's mode, a symlink
- * and a hard link, never replaces a file it could not read in full, and
- * reports every failure as one line instead of throwing.
+ * and a hard link, first copies a file that is not a settings object (a JSON
+ * typo) byte for byte to a free `<file>.bak` name and says where, never
+ * replaces a file it could not read in full or a symlink to a missing file,
+ * and reports every failure as one line instead of throwing.
  */
 import { randomBytes } from "node:crypto";
 import {
 	chmodSync,
 	closeSync,
+	copyFileSync,
 	constants as fsConstants,
 	ftruncateSync,
 	lstatSync,
@@ -169,18 +173,27 @@ export function saveRepairSettings(settings: RepairSettings, path?: string): voi
 export function trySaveRepairSettings(
 	settings: RepairSettings,
 	path: string = repairSettingsPath(),
+	onNotice?: (line: string) => void,
 ): string | undefined {
 	let temp: string | undefined;
+	const leftAsItIs = (problem: string) =>
+		`tool-repair settings could not be saved to ${path}: the file ${problem}, so it is left as it is`;
 	try {
 		const current = readSettingsText(path);
 		// Replacing a file that could not be read in full would drop whatever it holds.
-		if (current.problem !== undefined) {
-			return `tool-repair settings could not be saved to ${path}: the file ${current.problem}, so it is left as it is`;
-		}
-		const body = { ...pickSettings(settings), ...extraKeysOf(current.text) };
-		const text = `${JSON.stringify(body, null, "\t")}\n`;
+		if (current.problem !== undefined) return leftAsItIs(current.problem);
 		// A symlinked settings file (dotfile managers) stays a symlink: the rename replaces its target.
 		const target = symlinkTarget(path);
+		if (target === undefined) return leftAsItIs("is a symbolic link to a missing file");
+		const body = { ...pickSettings(settings), ...extraKeysOf(current.text) };
+		const text = `${JSON.stringify(body, null, "\t")}\n`;
+		// A file the user broke by hand (a JSON typo) is theirs: it survives the save under another name.
+		if (current.text !== undefined && isUnusable(current.text)) {
+			const backup = keepBackup(target);
+			onNotice?.(
+				`tool-repair settings file ${path} did not hold valid settings; it was kept as ${backup} before your change was saved.`,
+			);
+		}
 		const existing = regularFileInfo(target);
 		// A rename would split a hard link into two files; rewriting in place keeps every name on the same file.
 		if (existing !== undefined && existing.nlink > 1) {
@@ -210,14 +223,46 @@ export function trySaveRepairSettings(
 	}
 }
 
-function symlinkTarget(path: string): string {
+/** The file a save writes: `path`, or the file its symlink leads to; `undefined` for a symlink to a missing file. */
+function symlinkTarget(path: string): string | undefined {
+	let isLink: boolean;
 	try {
-		return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+		isLink = lstatSync(path).isSymbolicLink();
 	} catch (error) {
 		// Nothing there yet is the first save; any other failure shows again, and is reported, at the write.
 		reportIoErrorUnless("ENOENT", "settings-link", error);
 		return path;
 	}
+	if (!isLink) return path;
+	try {
+		return realpathSync(path);
+	} catch (error) {
+		// A rename would put a regular file where the user's link stands.
+		if (errorCode(error) === "ENOENT") return undefined;
+		throw error;
+	}
+}
+
+/** Text that is there but is no settings object: a typo, or JSON of another shape. An empty file holds nothing to keep. */
+function isUnusable(text: string): boolean {
+	return text.trim() !== "" && !isRecord(tryParse(text));
+}
+
+/** Backup names tried in order; past the last one the save is refused rather than overwrite one. */
+const MAX_BACKUPS = 100;
+
+/** Copies `target` byte for byte (and its mode) to the first free `<file>.bak`, `<file>.bak.2`, …; returns that name. */
+function keepBackup(target: string): string {
+	for (let n = 1; n <= MAX_BACKUPS; n++) {
+		const name = n === 1 ? `${target}.bak` : `${target}.bak.${n}`;
+		try {
+			copyFileSync(target, name, fsConstants.COPYFILE_EXCL);
+			return name;
+		} catch (error) {
+			if (errorCode(error) !== "EEXIST") throw error;
+		}
+	}
+	throw new Error(`no free backup name up to ${target}.bak.${MAX_BACKUPS}`);
 }
 
 function regularFileInfo(path: string): Stats | undefined {
@@ -295,7 +340,10 @@ function readSettingsText(path: string): { text?: string; problem?: string } {
 
 function withWarning(settings: RepairSettings, problem: string | undefined, path: string): LoadedRepairSettings {
 	if (problem === undefined) return { settings };
-	return { settings, warning: `tool-repair settings file ${path} ${problem}; using defaults for what is unusable.` };
+	return {
+		settings,
+		warning: `tool-repair settings file ${path} ${problem}; using defaults for what is unusable, and the file is left as it is.`,
+	};
 }
 
 function isBoolean(value: unknown): value is boolean {

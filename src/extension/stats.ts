@@ -8,12 +8,20 @@
  * device at the path would block or stream forever, so it is skipped with a
  * warning.
  *
+ * The file is anyone's to edit, so its names are data, not text to print:
+ * each tool, model, owner, family and rule name is made printable and cut to
+ * `MAX_NAME_LENGTH`, and each tally keeps at most `MAX_DISTINCT_NAMES` names,
+ * counting the rest together under `OTHER_NAMES`. Memory stays bounded
+ * whatever the file holds.
+ *
  * Optional filters: `--since <duration|date>` and `--model <substring>`.
  */
 import { constants as fsConstants } from "node:fs";
 import { open } from "node:fs/promises";
 import { isRecord, tryParse } from "../core/json-value.ts";
+import { keyWithin } from "./bounded-map.ts";
 import { errorCode, reportIoError } from "./fs-errors.ts";
+import { printable, printableName } from "./printable.ts";
 import { rotatedTelemetryPath } from "./telemetry.ts";
 
 export interface OutcomeCounts {
@@ -50,6 +58,12 @@ export interface StatsFilters {
 /** A record line is a few hundred bytes; anything past this is not one of ours. */
 export const MAX_RECORD_LINE_BYTES = 1024 * 1024;
 const READ_CHUNK_BYTES = 1024 * 1024;
+/** Rows per tally; real files name far fewer tools, models or rules. */
+export const MAX_DISTINCT_NAMES = 256;
+/** The row that counts every name past the limit. */
+export const OTHER_NAMES = "(other names)";
+/** Longer than any tool, model or rule name; a longer one is cut. */
+export const MAX_NAME_LENGTH = 128;
 const NEWLINE = 0x0a;
 
 export function emptyStats(): TelemetryStats {
@@ -102,12 +116,12 @@ export class StatsAccumulator {
 			// none): its rule ID counts the continuation, and the leak is counted once.
 			const families =
 				record.outcome === "continued" ? "" : typeof record.grammar === "string" ? record.grammar : "unknown";
-			for (const family of families.split(",")) if (family !== "") increment(stats.grammars, family);
+			for (const family of families.split(",")) if (family !== "") increment(stats.grammars, shownName(family));
 		} else {
 			stats.toolEvents++;
-			const toolRow = row(stats.byTool, nameOr(record.tool));
-			const modelRow = row(stats.byModel, nameOr(record.model));
-			const ownerRow = row(stats.byOwner, typeof record.owner === "string" ? record.owner : "unrecorded");
+			const toolRow = row(stats.byTool, shownName(nameOr(record.tool)));
+			const modelRow = row(stats.byModel, shownName(nameOr(record.model)));
+			const ownerRow = row(stats.byOwner, typeof record.owner === "string" ? shownName(record.owner) : "unrecorded");
 			const outcome = record.outcome;
 			if (outcome === "repaired" || outcome === "recovered" || outcome === "unrepairable") {
 				toolRow[outcome]++;
@@ -116,7 +130,7 @@ export class StatsAccumulator {
 			}
 		}
 		if (Array.isArray(record.rules)) {
-			for (const rule of record.rules) if (typeof rule === "string") increment(stats.rules, rule);
+			for (const rule of record.rules) if (typeof rule === "string") increment(stats.rules, shownName(rule));
 		}
 	}
 
@@ -255,7 +269,7 @@ export function parseStatsArgs(args: string, now: number): ParsedStatsArgs {
 		if (value === undefined || value === "") return { error: `${flag} needs a value. Usage: ${STATS_USAGE}` };
 		if (flag === "--model") {
 			filters.model = value;
-			description.push(`model contains "${value}"`);
+			description.push(`model contains "${printable(value)}"`);
 			continue;
 		}
 		const sinceMs = parseSince(value, now);
@@ -292,7 +306,13 @@ function nameOr(value: unknown): string {
 	return typeof value === "string" && value !== "" ? value : "unknown";
 }
 
-function row(rows: Map<string, OutcomeCounts>, key: string): OutcomeCounts {
+/** A name from the file as the report may show it. */
+function shownName(name: string): string {
+	return printableName(name, MAX_NAME_LENGTH);
+}
+
+function row(rows: Map<string, OutcomeCounts>, name: string): OutcomeCounts {
+	const key = keyWithin(rows, name, MAX_DISTINCT_NAMES, OTHER_NAMES);
 	let counts = rows.get(key);
 	if (!counts) {
 		counts = { repaired: 0, recovered: 0, unrepairable: 0 };
@@ -301,6 +321,7 @@ function row(rows: Map<string, OutcomeCounts>, key: string): OutcomeCounts {
 	return counts;
 }
 
-function increment(counts: Map<string, number>, key: string): void {
+function increment(counts: Map<string, number>, name: string): void {
+	const key = keyWithin(counts, name, MAX_DISTINCT_NAMES, OTHER_NAMES);
 	counts.set(key, (counts.get(key) ?? 0) + 1);
 }

@@ -12,15 +12,18 @@
  * is opened non-blocking and used only when it is a regular file, so a FIFO,
  * socket or device at the path never stalls a tool call; a new file is
  * created private (0600, folders 0700) and never through a dangling symlink.
- * When the file passes the limit (10 MB) it is renamed to `<file>.1` under a
+ * When the file passes the limit (10 MB) it is moved to `<file>.1` under a
  * lock file, replacing an earlier `<file>.1` only when that one holds our
- * records. `/repair-stats` reads both. A failure never reaches the tool call;
+ * records, and never a file that appears there meanwhile. Several processes
+ * racing to rotate lose no record and warn of nothing: a file another one
+ * just rotated away is a race, not a problem. `/repair-stats` reads both. A failure never reaches the tool call;
  * it is reported once per path and problem through `warn`.
  */
 import {
 	closeSync,
 	constants as fsConstants,
 	fstatSync,
+	linkSync,
 	lstatSync,
 	mkdirSync,
 	openSync,
@@ -35,6 +38,7 @@ import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { isRecord, tryParse } from "../core/json-value.ts";
 import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
 import { errorCode, reportIoError } from "./fs-errors.ts";
+import { printable } from "./printable.ts";
 import type {
 	ContainedErrorEvent,
 	ContinuationEvent,
@@ -58,7 +62,7 @@ export function telemetryPath(): string | undefined {
 }
 
 function warnOnStderr(text: string): void {
-	process.stderr.write(`${text}\n`);
+	process.stderr.write(`${printable(text)}\n`);
 }
 
 /** The previous file kept by rotation. */
@@ -280,13 +284,7 @@ class LineAppender {
 
 /** Opens `path` for appending, creating it (0600, folders 0700) when nothing stands there. */
 function openRegularFile(path: string): number {
-	let fd: number;
-	try {
-		fd = openSync(path, OPEN_EXISTING);
-	} catch (error) {
-		if (errorCode(error) !== "ENOENT") throw error;
-		fd = createPrivateFile(path);
-	}
+	const fd = openOrCreate(path);
 	try {
 		if (!fstatSync(fd).isFile()) throw new TelemetryFileProblem("is not a regular file; nothing is written to it");
 	} catch (error) {
@@ -296,19 +294,39 @@ function openRegularFile(path: string): number {
 	return fd;
 }
 
-function createPrivateFile(path: string): number {
-	mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-	try {
-		return openSync(path, OPEN_NEW, 0o600);
-	} catch (error) {
-		if (errorCode(error) !== "EEXIST") throw error;
+/** Other processes can create and rotate the file between two of our calls; this many races in a row is not that. */
+const MAX_OPEN_ATTEMPTS = 16;
+
+/**
+ * The file opened for appending. Between "missing" and "create" another
+ * process may create it, and between "exists" and "open" another may rotate
+ * it away; either is a race to retry, not a problem to report. Only a
+ * symlink to a missing file, which is never followed, is one.
+ */
+function openOrCreate(path: string): number {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return openSync(path, OPEN_EXISTING);
+		} catch (error) {
+			if (errorCode(error) !== "ENOENT") throw error;
+		}
+		mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+		try {
+			return openSync(path, OPEN_NEW, 0o600);
+		} catch (error) {
+			if (errorCode(error) !== "EEXIST") throw error;
+		}
+		if (isSymlink(path)) throw new TelemetryFileProblem("is a symbolic link to a missing file; not followed");
+		if (attempt >= MAX_OPEN_ATTEMPTS) throw new TelemetryFileProblem("kept disappearing while it was opened");
 	}
-	// Another process created it meanwhile, or a symlink to a missing file stands there (not followed).
+}
+
+function isSymlink(path: string): boolean {
 	try {
-		return openSync(path, OPEN_EXISTING);
+		return lstatSync(path).isSymbolicLink();
 	} catch (error) {
-		if (errorCode(error) === "ENOENT")
-			throw new TelemetryFileProblem("is a symbolic link to a missing file; not followed");
+		// Gone again: rotated away by another process, so not a symlink.
+		if (errorCode(error) === "ENOENT") return false;
 		throw error;
 	}
 }
@@ -348,11 +366,13 @@ function rotateUnderLock(path: string, rotateBytes: number): string | undefined 
 		return undefined;
 	}
 	try {
-		if (statSync(path).size < rotateBytes) return undefined;
+		// Another process rotated it since our append and no record has started the next file yet.
+		const size = sizeOrMissing(path);
+		if (size === undefined || size < rotateBytes) return undefined;
 		const previous = rotatedTelemetryPath(path);
-		if (!mayReplace(previous)) return `is not rotated: ${previous} exists and was not written by tool-repair`;
-		renameSync(path, previous);
-		return undefined;
+		const refusal = `is not rotated: ${previous} exists and was not written by tool-repair`;
+		if (!mayReplace(previous)) return refusal;
+		return moveAside(path, previous) ? undefined : refusal;
 	} finally {
 		closeSync(fd);
 		try {
@@ -360,6 +380,43 @@ function rotateUnderLock(path: string, rotateBytes: number): string | undefined 
 		} catch {
 			// Already removed as stale by another process.
 		}
+	}
+}
+
+/**
+ * Moves `path` to `previous`, which is ours or absent, and never over a file
+ * that appears there meanwhile: our old one is removed first and the new name
+ * is made with a hard link, which fails instead of replacing. Returns false
+ * when something else took the name. Where hard links are not supported the
+ * move is a rename, replacing only what was just checked.
+ */
+function moveAside(path: string, previous: string): boolean {
+	try {
+		unlinkSync(previous);
+	} catch (error) {
+		if (errorCode(error) !== "ENOENT") throw error;
+	}
+	try {
+		linkSync(path, previous);
+	} catch (error) {
+		const code = errorCode(error);
+		if (code === "EEXIST") return false;
+		if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EMLINK") throw error;
+		renameSync(path, previous);
+		return true;
+	}
+	// Appends that opened the file before this point land in `previous`, under its new name.
+	unlinkSync(path);
+	return true;
+}
+
+/** The file's size, or `undefined` when nothing stands at `path`. */
+function sizeOrMissing(path: string): number | undefined {
+	try {
+		return statSync(path).size;
+	} catch (error) {
+		if (errorCode(error) === "ENOENT") return undefined;
+		throw error;
 	}
 }
 

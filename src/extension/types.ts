@@ -97,6 +97,10 @@ export interface TelemetryRecorder {
 export interface SettingsHost {
 	/** The live settings object every handler reads. */
 	current(): RepairSettings;
-	/** Applies a change to the running session at once and saves it. */
-	update(next: RepairSettings): void;
+	/**
+	 * Applies a change to the running session at once and saves it; `notice`
+	 * hears of what the user should know about the save (the unreadable file
+	 * kept as a backup).
+	 */
+	update(next: RepairSettings, notice?: (line: string) => void): void;
 }

@@ -226,6 +226,8 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 		const written = candidate.stripOnly ? soleFieldArguments(candidate.soleValue, schema) : candidate.arguments;
 		if (written === undefined || Object.keys(written).length === 0) return false;
 		const args = schema === undefined ? written : typeArgumentsFromSchema(written, schema, candidate.rawArguments);
+		// Nested elements the schema cannot type unambiguously are not a call.
+		if (args === undefined) return false;
 		const key = `${candidate.name}\u0000${stableSerialize(args)}`;
 		if (promotedKeys.has(key)) return false;
 		if (collected.length >= MAX_PROMOTED_CALLS_PER_MESSAGE) return false;

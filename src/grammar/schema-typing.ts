@@ -14,14 +14,33 @@
  *   `null`, a JSON array or object); anything else is left for the repair
  *   pipeline, which rejects what it cannot prove.
  *
- * Top-level fields only; plain JSON Schema and TypeBox schemas alike (TypeBox
+ * MiniMax M3 writes objects and lists as nested elements (`<edits><item>
+ * <oldText>…`). A value read from such elements is typed from the schema
+ * down to its leaves: a list where the schema wants an array and every child
+ * is `<item>`, an object where it wants an object that declares every child,
+ * a leaf by the rules above (an empty element is an empty list or mapping
+ * when the schema wants just one of them). Anything else is ambiguous and
+ * refuses the call (`typeArgumentsFromSchema` answers undefined): a child the
+ * schema does not declare, `<item>` children the schema could read as a list
+ * or as an object, child elements where the schema wants a string or says
+ * nothing.
+ *
+ * Other values are typed at the top level only; plain JSON Schema and TypeBox schemas alike (TypeBox
  * schemas are JSON Schema objects with extra symbol keys). Unknown schemas
  * and unknown fields leave values as they are. The schema is read through
  * core's one schema-shape reader (`src/core/schema-shape.ts`).
  */
 
-import { defineOwn, tryParse } from "../core/json-value.ts";
-import { type JsonType, matchesAnyType, propertiesOf, schemaTypes as typesOf } from "../core/schema-shape.ts";
+import { defineOwn, isPlainObject, isRecord, tryParse } from "../core/json-value.ts";
+import {
+	type JsonType,
+	matchesAnyType,
+	propertiesOf,
+	type SchemaNode,
+	schemaTypes as typesOf,
+	unionBranches,
+} from "../core/schema-shape.ts";
+import { type ElementNode, isElementSource, readElementContent } from "./families/minimax-elements.ts";
 
 // Argument typing looks only a few union levels deep: a tool's top-level field schemas are shallow.
 const MAX_SCHEMA_DEPTH = 8;
@@ -81,25 +100,38 @@ function valueFromText(text: string, types: ReadonlySet<JsonType>): { ok: true; 
 	return { ok: false };
 }
 
+/** A value the schema cannot decide: the call is refused. */
+const AMBIGUOUS: unique symbol = Symbol("ambiguous");
+type Typed = unknown | typeof AMBIGUOUS;
+
 /**
- * A copy of `args` with top-level values typed from `schema`. `raw` holds the
- * trimmed source text of values the parser coerced. Never mutates its inputs.
+ * A copy of `args` with values typed from `schema`, or undefined when a
+ * value read from nested elements is ambiguous under it. `raw` holds the
+ * source text of values the parser coerced or read from elements. Never
+ * mutates its inputs.
  */
 export function typeArgumentsFromSchema(
 	args: Record<string, unknown>,
 	schema: unknown,
 	raw?: Readonly<Record<string, string>>,
-): Record<string, unknown> {
+): Record<string, unknown> | undefined {
 	const properties = propertiesOf(schema);
 	if (!properties) return args;
 	const typed: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(args)) {
-		defineOwn(typed, key, typeOneValue(value, properties[key], raw?.[key]));
+		const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
+		const one = typeOneValue(value, property, raw?.[key]);
+		if (one === AMBIGUOUS) return undefined;
+		defineOwn(typed, key, one);
 	}
 	return typed;
 }
 
-function typeOneValue(value: unknown, schema: unknown, source: string | undefined): unknown {
+function typeOneValue(value: unknown, schema: unknown, source: string | undefined): Typed {
+	if (source !== undefined && (Array.isArray(value) || isPlainObject(value)) && isElementSource(source)) {
+		const content = readElementContent(source);
+		return content === undefined ? AMBIGUOUS : typeElement(content, schema);
+	}
 	const types = schemaTypes(schema);
 	if (types.size === 0 || valueHasType(value, types)) return value;
 	if (types.has("string") && source !== undefined) return source;
@@ -108,4 +140,65 @@ function typeOneValue(value: unknown, schema: unknown, source: string | undefine
 		if (converted.ok) return converted.value;
 	}
 	return value;
+}
+
+/** The one branch of `schema` (itself, or one `anyOf`/`oneOf` branch) that `has`, if exactly one does. */
+function oneBranch(schema: unknown, has: (node: SchemaNode) => boolean): SchemaNode | undefined {
+	if (!isRecord(schema)) return undefined;
+	if (has(schema)) return schema;
+	const branches = (unionBranches(schema) ?? []).filter(
+		(branch): branch is SchemaNode => isRecord(branch) && has(branch),
+	);
+	return branches.length === 1 ? branches[0] : undefined;
+}
+
+/** The element schema of the array `schema` wants, if it says. */
+function itemsOf(schema: unknown): unknown {
+	return oneBranch(schema, (node) => isRecord(node.items))?.items;
+}
+
+/**
+ * One element's value under `schema` (see the file header), or AMBIGUOUS.
+ * The depth is bounded by the reader's nesting cap.
+ */
+function typeElement(node: ElementNode, schema: unknown): Typed {
+	const types = schemaTypes(schema);
+	const children = node.children;
+	if (children === undefined) {
+		const text = node.text ?? "";
+		if (types.size === 0 || types.has("string")) return text;
+		// An empty list or mapping is written as an empty element.
+		if (text.trim() === "" && types.has("array") !== types.has("object")) return types.has("array") ? [] : {};
+		const converted = valueFromText(text, types);
+		return converted.ok ? converted.value : text;
+	}
+	const properties = types.has("object")
+		? propertiesOf(oneBranch(schema, (branch) => isRecord(branch.properties)))
+		: undefined;
+	const declares = (name: string) => properties !== undefined && Object.hasOwn(properties, name);
+	const asList = types.has("array") && children.every((child) => child.name === "item");
+	const asObject = properties !== undefined && children.every((child) => declares(child.name));
+	if (asList && asObject) return AMBIGUOUS;
+	if (asList) {
+		const items = itemsOf(schema);
+		const list: unknown[] = [];
+		for (const child of children) {
+			const value = typeElement(child.node, items);
+			if (value === AMBIGUOUS) return AMBIGUOUS;
+			list.push(value);
+		}
+		return list;
+	}
+	if (asObject) {
+		const object: Record<string, unknown> = {};
+		for (const child of children) {
+			if (Object.hasOwn(object, child.name)) return AMBIGUOUS;
+			const value = typeElement(child.node, properties[child.name]);
+			if (value === AMBIGUOUS) return AMBIGUOUS;
+			defineOwn(object, child.name, value);
+		}
+		return object;
+	}
+	// Child elements are structure: a string field, a field the schema does not type, or an undeclared child is ambiguous.
+	return AMBIGUOUS;
 }

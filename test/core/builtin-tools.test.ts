@@ -50,7 +50,8 @@ describe("model gates and the grep exemption", () => {
 		const input = { "<arg_key>pattern</arg_key>": "<arg_value>foo</arg_value>" };
 		const adaptive = builtin("grep", input, { modelId: "glm-4.6" });
 		expect(adaptive.outcome).toBe("repaired");
-		expect(adaptive.args).toEqual({ pattern: "foo" });
+		// The key is markup and is cleaned; the pattern is content and keeps every character.
+		expect(adaptive.args).toEqual({ pattern: "<arg_value>foo</arg_value>" });
 		expect(ruleIds(adaptive)).toEqual(["stripGrammarTokenLeak"]);
 		const conservative = builtin("grep", input, { modelId: "glm-4.6", policy: "conservative" });
 		expect(conservative.outcome).toBe("unrepairable");
@@ -73,7 +74,10 @@ describe("model gates and the grep exemption", () => {
 
 	it("does not touch grammar tokens on an anchor-only family", () => {
 		const input = { path: "/x", note: "<arg_value>y</arg_value>" };
-		expect(builtin("read", input, { modelId: "kimi-k2-instruct" }).args).toBe(input);
+		const result = builtin("read", input, { modelId: "kimi-k2-instruct" });
+		// `note` is no field of read: it keeps every byte, and only the note about it is added.
+		expect(result.args).toEqual(input);
+		expect(ruleIds(result)).toEqual(["reportUndeclaredKeys"]);
 	});
 
 	it("never anchor-strips bash's command", () => {
@@ -190,8 +194,10 @@ describe("the flat edit fold", () => {
 		});
 		const input = { path: "/a", edits: [{ oldText: "a", newText: "b" }], old_string: "x", new_string: "y" };
 		const result = builtin("edit", input);
-		expect(result.outcome).toBe("valid");
-		expect(result.args).toBe(input);
+		// Not folded; the flat keys stay as sent, and the model is told they did nothing.
+		expect(result.args).toEqual(input);
+		expect(ruleIds(result)).toEqual(["reportUndeclaredKeys"]);
+		expect(result.changes[0]?.note).toContain('"old_string", "new_string"');
 	});
 
 	it("discards a stringified edits value when flat fields are present", () => {

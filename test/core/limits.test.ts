@@ -9,6 +9,8 @@ describe("DEFAULT_ENVELOPE_LIMITS", () => {
 			maxDecodeAttempts: 3,
 			maxCandidates: 4,
 			maxWorkMs: 25,
+			maxNodes: 1_000_000,
+			maxChanges: 1000,
 		});
 	});
 

@@ -129,17 +129,18 @@ describe("schema-repair engine through the pipeline", () => {
 		expect(result.rulesFired).toEqual([]);
 	});
 
-	it("caps repair at three passes and never turns the rest into zeros", () => {
+	it("stops at the change bound and never turns the rest into zeros", () => {
 		const properties: Record<string, ReturnType<typeof Type.Optional<ReturnType<typeof Type.Number>>>> = {};
 		const input: Record<string, null> = {};
 		for (let i = 0; i < 30; i++) {
 			properties[`f${i}`] = Type.Optional(Type.Number());
 			input[`f${i}`] = null;
 		}
-		const result = custom(Type.Object(properties), input);
+		const result = custom(Type.Object(properties), input, { limits: { maxChanges: 24 } });
 		expect(result.outcome).toBe("unrepairable");
 		expect(result.args).toBe(input);
 		expect(result.changes).toEqual([]);
+		expect(custom(Type.Object(properties), input).args).toEqual({});
 	});
 
 	it("never drops a null array element nor converts it", () => {

@@ -236,10 +236,11 @@ describe("envelope through the pipeline", () => {
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 	});
 
-	it("keeps the original text when JSON decodes to a non-object", () => {
+	it("refuses a text that decodes to a non-object, keeping the original text", () => {
+		// A JSON string literal wrapped with its quotes would run `"hi"` as the command.
 		const bash = builtin("bash", '"hi"');
-		expect(bash.outcome).toBe("repaired");
-		expect(bash.args).toEqual({ command: '"hi"' });
+		expect(bash.outcome).toBe("unrepairable");
+		expect(bash.args).toBe('"hi"');
 		const nullText = custom(pathSchema, "null");
 		expect(nullText.outcome).toBe("unrepairable");
 		expect(nullText.retryMessage?.endsWith('Received: "null"')).toBe(true);
@@ -320,7 +321,8 @@ describe("preprocessing through the pipeline", () => {
 			{ preprocessors: [alias("/files/*/oldText", ["old_string"])] },
 		);
 		expect(result.args).toEqual({ files: [{ oldText: "a" }, { oldText: "b" }], paht: "/x", content: '{"a":1}' });
-		expect(ruleIds(result)).toEqual(["preprocess.exact-alias"]);
+		// The misspelt key is never guessed onto a field; it stays as sent and the note names it.
+		expect(ruleIds(result)).toEqual(["preprocess.exact-alias", "reportUndeclaredKeys"]);
 	});
 
 	it("moves only the first alias present and skips empty or guarded ones", () => {
@@ -411,10 +413,11 @@ describe("preprocessing through the pipeline", () => {
 			{ kind: "anchor-bleed", selector: "/path", modelFamilies: [/glm/i] },
 			{ kind: "anchor-bleed", selector: "/other", modelFamilies: [/glm/i] },
 		];
+		const schema = Type.Object({ path: Type.String(), other: Type.String() });
 		const input = { path: "^/x$", other: "^y$" };
-		expect(custom(pathSchema, input, { preprocessors }).args).toBe(input);
+		expect(custom(schema, input, { preprocessors }).args).toBe(input);
 		const seen: RepairObservation[] = [];
-		const result = custom(pathSchema, input, {
+		const result = custom(schema, input, {
 			preprocessors,
 			modelId: "glm-4.6",
 			policy: "conservative",
@@ -442,7 +445,7 @@ describe("preprocessing through the pipeline", () => {
 
 	it("strips leaked grammar tokens from keys and values", () => {
 		const result = custom(
-			Type.Object({ a: Type.String() }),
+			Type.Object({ a: Type.String(), b: Type.String(), c: Type.Number() }),
 			{ "<arg_key>a</arg_key>": "<arg_value>v</arg_value>", b: "<arg_key><arg_value>x", c: 5 },
 			{ preprocessors: [{ kind: "grammar-tokens", selector: "", modelFamilies: [/glm/i] }], modelId: "glm-4.6" },
 		);

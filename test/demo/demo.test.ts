@@ -82,6 +82,21 @@ describe("npm run demo", () => {
 		expect(width, line).toBeLessThanOrEqual(60);
 	}, 180_000);
 
+	it("proves its step checker can fail: pi alone's run, checked against the steps, exits 1", async () => {
+		const { code, stdout, stderr } = await runDemo(["--without-layer", "--check"], "80");
+		expect(code, stdout + stderr).toBe(1);
+		expect(stdout).toMatch(/\d+ of \d+ steps did not end as expected/);
+		expect(stdout).not.toContain("All ");
+		// pi alone refuses the classic mistakes, so the checked steps name what they expected instead.
+		expect(stdout).toContain("expected");
+	}, 180_000);
+
+	it("refuses --check without --without-layer (the layer's run is always checked)", async () => {
+		const { code, stderr } = await runDemo(["--check"]);
+		expect(code).toBe(2);
+		expect(stderr).toContain("--check only applies with --without-layer");
+	});
+
 	it("prints its usage for --help and runs nothing", async () => {
 		const { code, stdout } = await runDemo(["--help"]);
 		expect(code).toBe(0);

@@ -17,7 +17,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { Type } from "typebox";
 import { afterEach, describe, expect, it } from "vitest";
+import repairExtension from "../../src/index.ts";
 import type { ScriptStep } from "../fixtures/scripted-provider.ts";
 import { runPiCli } from "../helpers/pi-cli.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
@@ -106,6 +109,87 @@ function leaks(text: string, secrets: Record<string, string>): string[] {
 	return Object.values(secrets).filter((secret) => text.includes(secret));
 }
 
+/** Control characters and escape sequences: none may reach a diagnostics line, whatever the model sent. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/**
+ * A tool of another extension whose arguments include a record (`env`): its
+ * keys are the model's text (a variable name with its value, a path) just as
+ * its values are. The schema is closed, so a key the tool does not declare is
+ * an issue the layer reports.
+ */
+function deployExtension(pi: ExtensionAPI): void {
+	pi.registerTool({
+		name: "deploy",
+		label: "Deploy",
+		description: "Run a deployment command with environment variables",
+		parameters: Type.Object(
+			{
+				command: Type.String(),
+				env: Type.Optional(Type.Record(Type.String(), Type.String())),
+				retries: Type.Optional(Type.Number()),
+			},
+			{ additionalProperties: false },
+		),
+		execute(_toolCallId, params) {
+			return Promise.resolve({
+				content: [{ type: "text" as const, text: `deployed ${Object.keys(params).length}` }],
+				details: undefined,
+			});
+		},
+	});
+}
+
+/** Calls whose record keys, unknown keys and values are all secrets, some with escape sequences in them. */
+function recordPlan(s: Record<string, string>): ScriptStep[] {
+	return [
+		{
+			toolCalls: [
+				// Unrepairable: a record value of the wrong type, at a key that is `NAME=secret`.
+				{ id: "d1", name: "deploy", arguments: { command: s.a, env: { [`API_${s.b}=${s.c}`]: { v: s.d } } } },
+				// Unrepairable: a key the tool does not declare.
+				{ id: "d2", name: "deploy", arguments: { command: s.e, [s.f as string]: s.g } },
+				// Unrepairable: a record key that is a path, and a key with an escape sequence and a line break.
+				{
+					id: "d3",
+					name: "deploy",
+					arguments: {
+						command: s.h,
+						env: { [`/home/${s.i}/.ssh/id_rsa`]: true, [`\u001b[31m${s.j}\n[pi-repair] forged`]: [] },
+					},
+				},
+				// Repaired: the record sent as JSON text, its keys and values secrets.
+				{ id: "d4", name: "deploy", arguments: { command: s.k, env: JSON.stringify({ [s.l as string]: s.m }) } },
+				// An unknown key beside a repair, and one with control characters.
+				{
+					id: "d5",
+					name: "deploy",
+					arguments: { command: s.n, env: JSON.stringify({ A: "b" }), [`\u001b]0;${s.o}\u0007`]: s.p },
+				},
+				// A built-in with an unknown key and a repair.
+				{ id: "d6", name: "read", arguments: { file_path: "a.txt", [`${s.q}\r`]: s.r } },
+			],
+		},
+		{ text: "done", stopReason: "stop" },
+	];
+}
+
+/** Everything written to this process's stderr while `body` runs (diagnostics lines, warnings), still passed through. */
+async function capturingStderr(body: () => Promise<void>): Promise<string[]> {
+	const stderr: string[] = [];
+	const originalWrite = process.stderr.write.bind(process.stderr);
+	process.stderr.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
+		stderr.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+		return originalWrite(chunk, ...(rest as []));
+	};
+	try {
+		await body();
+	} finally {
+		process.stderr.write = originalWrite;
+	}
+	return stderr;
+}
+
 let run: PiSessionHarness | undefined;
 afterEach(async () => {
 	await run?.dispose();
@@ -120,21 +204,18 @@ describe("no planted secret leaves through the extension", () => {
 		const settingsDir = mkdtempSync(join(tmpdir(), "pi-repair-privacy-"));
 		const settingsPath = join(settingsDir, "settings.json");
 		writeFileSync(settingsPath, JSON.stringify(SETTINGS));
-		run = await startPiSession({ model: MODEL, files, env: { PI_TOOL_REPAIR_SETTINGS: settingsPath } });
+		run = await startPiSession({
+			model: MODEL,
+			files,
+			env: { PI_TOOL_REPAIR_SETTINGS: settingsPath, PI_TOOL_REPAIR_LOG: "1" },
+		});
 		const root = run.root;
 
-		const stderr: string[] = [];
-		const originalWrite = process.stderr.write.bind(process.stderr);
-		process.stderr.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
-			stderr.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-			return originalWrite(chunk, ...(rest as []));
-		};
-		try {
-			await run.play(first);
-			await run.play(second, "again");
-		} finally {
-			process.stderr.write = originalWrite;
-		}
+		const harness = run;
+		const stderr = await capturingStderr(async () => {
+			await harness.play(first);
+			await harness.play(second, "again");
+		});
 
 		// The run really exercised each kind, so the search below means something.
 		const outcomes = new Set(run.telemetry().map((record) => record.outcome));
@@ -163,6 +244,42 @@ describe("no planted secret leaves through the extension", () => {
 		}
 		expect(readFileSync(settingsPath, "utf8")).toBe(JSON.stringify(SETTINGS));
 		rmSync(settingsDir, { recursive: true, force: true });
+	});
+
+	it("in pi's real agent loop: keys of record arguments and unknown keys never leave, nor control characters", async () => {
+		const secrets = makeSecrets();
+		run = await startPiSession({
+			model: MODEL,
+			files: { "a.txt": "alpha\n" },
+			extensions: [repairExtension, deployExtension],
+			tools: ["read", "bash", "deploy"],
+			env: { PI_TOOL_REPAIR_LOG: "1" },
+		});
+		const harness = run;
+		const stderr = await capturingStderr(() => harness.play(recordPlan(secrets)));
+
+		// Each kind really happened, so the search below means something.
+		const records = run.telemetry();
+		const deploys = records.filter((record) => record.tool === "deploy").map((record) => record.outcome);
+		expect(deploys).toContain("unrepairable");
+		expect(deploys).toContain("repaired");
+		expect(records.some((record) => typeof record.issues === "string" && record.issues.includes("/env/"))).toBe(true);
+		const lines = stderr
+			.join("")
+			.split("\n")
+			.filter((line) => line.startsWith("[pi-repair]"));
+		expect(lines.some((line) => line.includes("tool=deploy outcome=unrepairable"))).toBe(true);
+		expect(leaks(JSON.stringify(run.session.messages), secrets).length).toBeGreaterThan(10);
+
+		const telemetryText = readFileSync(run.telemetryPath, "utf8");
+		expect(leaks(telemetryText, secrets), "secret found in telemetry").toEqual([]);
+		expect(telemetryText).not.toMatch(/\\u001b|\\u0007|\\r|\\n|forged/);
+		const entries = run.sessionManager.getEntries().filter((entry) => entry.type === "custom");
+		expect(entries.length).toBeGreaterThan(0);
+		expect(leaks(JSON.stringify(entries), secrets), "secret found in a persisted entry").toEqual([]);
+		expect(leaks(stderr.join(""), secrets), "secret found on stderr").toEqual([]);
+		expect(stderr.join("")).not.toMatch(CONTROL);
+		expect(stderr.join("")).not.toContain("forged");
 	});
 
 	for (const log of [undefined, "1"]) {

@@ -146,6 +146,29 @@ describe.skipIf(!hasTmux)("pi's interactive TUI with the repair layer", () => {
 		expect(expanded).not.toContain("repair_note");
 	});
 
+	it("keeps the indicator when Ctrl+O expands a long result, and the expanded view shows the lines the collapsed one hid", {
+		timeout: 90_000,
+	}, async () => {
+		const lines = Array.from({ length: 40 }, (_, index) => `line ${String(index + 1).padStart(2, "0")} of the file`);
+		const tui = startTui(
+			[
+				{ toolCalls: [{ id: "r1", name: "read", arguments: { file_path: "long.txt" } }] },
+				{ text: "finished the long read" },
+			],
+			{ "long.txt": `${lines.join("\n")}\n` },
+		);
+		await tui.waitFor("scripted-1");
+		tui.type("go");
+		const collapsed = await tui.waitFor("finished the long read");
+		expect(collapsed).toContain("🔨 ✓ input repaired (preprocess.exact-alias)");
+		// pi shows the head of a long read collapsed; the tail is what expanding adds.
+		expect(collapsed).not.toContain("line 40 of the file");
+		tui.press("C-o");
+		const expanded = await tui.waitFor("line 40 of the file", 10_000);
+		expect(expanded).toContain("🔨 ✓ input repaired");
+		expect(expanded).not.toContain("repair_note");
+	});
+
 	it("counts leaked call text it stripped in the footer, so the user knows a call did not run", {
 		timeout: 90_000,
 	}, async () => {

@@ -330,6 +330,25 @@ describe("showSettingsWarning", () => {
 	});
 });
 
+describe("text from files on the screen", () => {
+	it("shows a warning quoting a file's names or a path with its control characters as ?", () => {
+		const notes: string[] = [];
+		const lines: string[] = [];
+		const ui = { notify: (message: string) => notes.push(message) } as unknown as ExtensionUIContext;
+		const warning = "tool-repair grammarAllowedTools names tools pi does not know: \u001b[2Jx\nforged.";
+		showSettingsWarning({ hasUI: true, ui }, warning, (text) => lines.push(text));
+		showSettingsWarning({ hasUI: false, ui }, warning, (text) => lines.push(text));
+		expect(notes).toEqual(["tool-repair grammarAllowedTools names tools pi does not know: ?[2Jx?forged."]);
+		expect(lines).toEqual(["tool-repair grammarAllowedTools names tools pi does not know: ?[2Jx?forged.\n"]);
+	});
+
+	it("lists allowed tool names from the file with their control characters as ?", () => {
+		const settings = { ...defaultRepairSettings(), grammarAllowedTools: ["read", "\u001b]0;owned\u0007"] };
+		expect(settingsMenuItems(settings).join("\n")).toContain("Grammar allowed tools: read, ?]0;owned?");
+		expect(settingsSummary(settings)).toContain("grammarAllowedTools read, ?]0;owned?");
+	});
+});
+
 describe("menu transitions", () => {
 	const base = defaultRepairSettings();
 

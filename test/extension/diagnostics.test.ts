@@ -1,29 +1,32 @@
 /** The value-free PI_TOOL_REPAIR_LOG lines and the environment switches that turn them (and passthrough) on. */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { RepairPipelineResult } from "../../src/core/types.ts";
-import { distinctInOrder, formatDiagnosticLine, logOutcome } from "../../src/extension/diagnostics.ts";
+import {
+	distinctInOrder,
+	formatDiagnosticLine,
+	logContainedError,
+	logLeakText,
+	logOutcome,
+} from "../../src/extension/diagnostics.ts";
 import { isSwitchOn, passthroughEnabled, repairLogEnabled } from "../../src/extension/env.ts";
+import type { ToolOutcomeEvent } from "../../src/extension/types.ts";
 
-const result = (over: Partial<RepairPipelineResult>): RepairPipelineResult => ({
+const event = (over: Partial<ToolOutcomeEvent>): ToolOutcomeEvent => ({
+	tool: "read",
+	model: "m",
 	outcome: "repaired",
-	args: {},
-	policy: "adaptive",
-	changes: [],
-	observations: [],
+	rules: [],
+	profile: "adaptive",
+	stages: [],
 	...over,
 });
 
 describe("the diagnostics line", () => {
-	it("names the tool, the outcome and the distinct rule IDs in order", () => {
+	it("names the tool, the outcome, the rule IDs and the issue summary of the outcome's event", () => {
 		const line = formatDiagnosticLine(
-			"grep",
-			result({
-				changes: [
-					{ ruleId: "preprocess.exact-alias", stage: "preprocess", note: "n" },
-					{ ruleId: "dropNullOrUndefinedField", stage: "schema-repair", note: "n" },
-					{ ruleId: "preprocess.exact-alias", stage: "preprocess", note: "n" },
-				],
-				issueSummary: "/glob|type|string",
+			event({
+				tool: "grep",
+				rules: ["preprocess.exact-alias", "dropNullOrUndefinedField"],
+				issues: "/glob|type|string",
 			}),
 		);
 		expect(line).toBe(
@@ -33,14 +36,11 @@ describe("the diagnostics line", () => {
 
 	it("reports rules=none for unrepairable calls and leaves issues out when there are none", () => {
 		expect(
-			formatDiagnosticLine("write", result({ outcome: "unrepairable", issueSummary: "/content|type|string" })),
+			formatDiagnosticLine(event({ tool: "write", outcome: "unrepairable", issues: "/content|type|string" })),
 		).toBe("[pi-repair] tool=write outcome=unrepairable rules=none issues=/content|type|string");
-		expect(
-			formatDiagnosticLine(
-				"read",
-				result({ changes: [{ ruleId: "preprocess.exact-alias", stage: "preprocess", note: "x" }] }),
-			),
-		).toBe("[pi-repair] tool=read outcome=repaired rules=preprocess.exact-alias");
+		expect(formatDiagnosticLine(event({ rules: ["preprocess.exact-alias"] }))).toBe(
+			"[pi-repair] tool=read outcome=repaired rules=preprocess.exact-alias",
+		);
 	});
 
 	it("keeps first-seen order when de-duplicating", () => {
@@ -48,7 +48,7 @@ describe("the diagnostics line", () => {
 	});
 });
 
-describe("logOutcome", () => {
+describe("writing the lines", () => {
 	const saved = process.env.PI_TOOL_REPAIR_LOG;
 	afterEach(() => {
 		if (saved === undefined) delete process.env.PI_TOOL_REPAIR_LOG;
@@ -56,15 +56,27 @@ describe("logOutcome", () => {
 		vi.restoreAllMocks();
 	});
 
-	it("writes one stderr line only when the switch is on and the call was not valid", () => {
+	it("writes one stderr line only when the switch is on", () => {
 		const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
 		delete process.env.PI_TOOL_REPAIR_LOG;
-		logOutcome("read", result({}));
+		logOutcome(event({}));
 		process.env.PI_TOOL_REPAIR_LOG = "1";
-		logOutcome("read", result({ outcome: "valid" }));
-		logOutcome("read", result({}));
+		logOutcome(event({}));
 		expect(write).toHaveBeenCalledTimes(1);
 		expect(write).toHaveBeenCalledWith("[pi-repair] tool=read outcome=repaired rules=none\n");
+	});
+
+	it("never writes a control character or escape sequence, whatever a field holds", () => {
+		const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+		process.env.PI_TOOL_REPAIR_LOG = "1";
+		logOutcome(event({ tool: "x\u001b[2J\u009b31m", issues: "/a\r\n[pi-repair] forged|type|string\u2028\u202e" }));
+		logContainedError("label:\u0007\u0000", "Error\n");
+		logLeakText({ outcome: "stripped", grammars: ["\u001b]0;title\u0007"], mode: "strip", count: 1 });
+		expect(write.mock.calls.map(([line]) => line)).toEqual([
+			"[pi-repair] tool=x?[2J?31m outcome=repaired rules=none issues=/a??[pi-repair] forged|type|string??\n",
+			"[pi-repair] contained=label:?? error=Error?\n",
+			"[pi-repair] leak=stripped grammars=?]0;title? mode=strip count=1\n",
+		]);
 	});
 });
 

@@ -117,6 +117,17 @@ describe("the result indicator", () => {
 		expect(shown).toContain(`   ↳ ${info.notes[0]}`);
 	});
 
+	it("draws a note quoting the model's text (a tool name, a key) with no escape sequence or line break", () => {
+		// A note names what the model sent; on the screen its control characters show as ?.
+		const hostile: RepairFeedback = {
+			rules: ["renameLeakedToolName"],
+			notes: ['No tool is named "\u001b[2J\u001b]0;owned\u0007x\r\nfake"; the call was run as read.'],
+		};
+		const lines = indicatorLines(hostile, { ...defaultRepairSettings(), showNotes: true }, theme, 200);
+		expect(lines.join("\n")).toContain('   ↳ No tool is named "?[2J?]0;owned?x??fake"; the call was run as read.');
+		expect(lines.join("\n")).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+	});
+
 	it("renders a clean call exactly as pi does, with no indicator", () => {
 		const { component, lines } = renderOnce(defaultRepairSettings(), "clean");
 		expect(component).not.toBeInstanceOf(RepairIndicatorComponent);

@@ -444,10 +444,55 @@ describe("saving", () => {
 		]);
 	});
 
-	it("replaces a broken file only when the user saves, and then cleanly", () => {
+	it("replaces a file with a JSON typo only when the user saves, keeping the original byte for byte as a backup", () => {
+		// Invalid UTF-8 too: the backup is the bytes, not a decoded copy.
+		const typo = Buffer.concat([
+			Buffer.from('{ "showNotes": true, "myNote": "caf'),
+			Buffer.from([0xe9]),
+			Buffer.from('", }\n'),
+		]);
+		writeFileSync(file, typo);
+		chmodSync(file, 0o640);
+		const notices: string[] = [];
+		expect(trySaveRepairSettings(sample, file, (line) => notices.push(line))).toBeUndefined();
+		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(sample);
+		const backup = `${file}.bak`;
+		expect(readFileSync(backup)).toEqual(typo);
+		expect(statSync(backup).mode & 0o777).toBe(0o640);
+		expect(notices).toEqual([expect.stringContaining(backup)]);
+		expect(notices[0]?.split("\n")).toHaveLength(1);
+	});
+
+	it("never writes over a backup that is already there: the next free name is taken", () => {
+		writeFileSync(`${file}.bak`, "an older backup");
+		writeFileSync(`${file}.bak.2`, "another");
 		writeFileSync(file, "{ broken");
 		saveRepairSettings(sample, file);
-		expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(sample);
+		expect(readFileSync(`${file}.bak`, "utf8")).toBe("an older backup");
+		expect(readFileSync(`${file}.bak.2`, "utf8")).toBe("another");
+		expect(readFileSync(`${file}.bak.3`, "utf8")).toBe("{ broken");
+	});
+
+	it("keeps a file that holds JSON but no object (an array, a string) as a backup too", () => {
+		writeFileSync(file, '["showNotes"]');
+		saveRepairSettings(sample, file);
+		expect(readFileSync(`${file}.bak`, "utf8")).toBe('["showNotes"]');
+	});
+
+	it("makes no backup of an empty file, a missing one or a valid one", () => {
+		writeFileSync(file, "  \n");
+		saveRepairSettings(sample, file);
+		saveRepairSettings({ ...sample, showNotes: false }, file);
+		saveRepairSettings(sample, join(dir, "new.json"));
+		expect(readdirSync(dir).sort()).toEqual(["new.json", "settings.json"]);
+	});
+
+	it("never replaces a dangling symlink with a regular file, and says so", () => {
+		const target = join(dir, "dotfiles", "settings.json");
+		symlinkSync(target, file);
+		expect(trySaveRepairSettings(sample, file)).toMatch(/symbolic link to a missing file.*left as it is/);
+		expect(lstatSync(file).isSymbolicLink()).toBe(true);
+		expect(readdirSync(dir)).toEqual(["settings.json"]);
 	});
 
 	it("keeps a symlinked settings file a symlink and writes through to its target", () => {

@@ -12,6 +12,8 @@ import {
 	formatStatsReport,
 	statsTitle,
 } from "../../src/extension/stats-report.ts";
+import { ownerKindSection } from "../../src/extension/tool-owners.ts";
+import { forgedLines, TAMPERED_RECORDS, TAMPERED_TOOL_SHOWN, UNPRINTABLE } from "../support/tampered-telemetry.ts";
 
 function statsOf(records: Record<string, unknown>[]) {
 	const acc = new StatsAccumulator();
@@ -107,5 +109,27 @@ describe("charts and plain print form", () => {
 		expect(text).toContain("Outcomes by tool");
 		expect(text.endsWith("\n")).toBe(true);
 		expect(text).not.toMatch(/\u001b/);
+	});
+});
+
+describe("a tampered telemetry file", () => {
+	it("renders every name with its control characters, escape sequences and separators made visible as ?", () => {
+		const stats = statsOf([...TAMPERED_RECORDS]);
+		const text = [
+			formatStatsReport(stats),
+			formatStatsPlain(stats, 100),
+			...formatStatsCharts(stats, { width: 100 }),
+			ownerKindSection(stats.byOwner),
+		].join("\n");
+		expect(text).not.toMatch(UNPRINTABLE);
+		expect(text).toContain(TAMPERED_TOOL_SHOWN);
+		expect(forgedLines(text)).toEqual([]);
+	});
+
+	it("cuts a name longer than any tool or model name to a bounded length", () => {
+		const stats = statsOf([
+			{ tool: "t".repeat(100_000), model: "m", outcome: "repaired", rules: ["r".repeat(50_000)] },
+		]);
+		for (const name of [...stats.byTool.keys(), ...stats.rules.keys()]) expect(name.length).toBeLessThanOrEqual(128);
 	});
 });

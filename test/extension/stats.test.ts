@@ -12,7 +12,9 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
 	aggregateTelemetryFiles,
+	MAX_DISTINCT_NAMES,
 	MAX_RECORD_LINE_BYTES,
+	OTHER_NAMES,
 	parseSince,
 	parseStatsArgs,
 	StatsAccumulator,
@@ -257,6 +259,55 @@ describe("any line is safe to feed", () => {
 			}),
 			{ numRuns: 300 },
 		);
+	});
+});
+
+describe("memory stays bounded whatever the number of distinct names", () => {
+	it("keeps at most MAX_DISTINCT_NAMES rows per tally and counts the rest under one row, losing no count", async () => {
+		// A file of 60 000 records, every one naming a new tool, model, owner, rule and grammar family.
+		const count = 60_000;
+		const body: string[] = [];
+		for (let i = 0; i < count; i++) {
+			body.push(
+				JSON.stringify({
+					ts: "t",
+					tool: `tool${i}`,
+					model: `model${i}`,
+					owner: `owner${i}`,
+					outcome: "repaired",
+					rules: [`rule${i}`],
+				}),
+				JSON.stringify({
+					ts: "t",
+					outcome: "stripped",
+					channel: "message",
+					rules: ["grammarStrip"],
+					grammar: `family${i}`,
+				}),
+			);
+		}
+		writeFileSync(file, `${body.join("\n")}\n`);
+		const stats = await aggregateTelemetryFiles([file]);
+		if (stats === undefined) throw new Error("the file was not read");
+		for (const tally of [stats.byTool, stats.byModel, stats.byOwner, stats.grammars, stats.rules]) {
+			expect(tally.size).toBeLessThanOrEqual(MAX_DISTINCT_NAMES + 1);
+			expect(tally.has(OTHER_NAMES)).toBe(true);
+		}
+		const sum = (rows: Map<string, { repaired: number }>) => [...rows.values()].reduce((n, c) => n + c.repaired, 0);
+		expect(sum(stats.byTool)).toBe(count);
+		expect(sum(stats.byModel)).toBe(count);
+		expect([...stats.grammars.values()].reduce((n, c) => n + c, 0)).toBe(count);
+		expect(stats.rules.get("grammarStrip")).toBe(count);
+		// Names seen first keep their own rows.
+		expect(stats.byTool.get("tool0")?.repaired).toBe(1);
+	});
+
+	it("still gives a name its own row when it was counted before the limit was reached", () => {
+		const acc = new StatsAccumulator();
+		for (let i = 0; i < MAX_DISTINCT_NAMES + 50; i++) {
+			acc.addRecord({ tool: i % 2 === 0 ? "read" : `noise${i}`, outcome: "repaired", rules: [] });
+		}
+		expect(acc.stats.byTool.get("read")?.repaired).toBe(Math.ceil((MAX_DISTINCT_NAMES + 50) / 2));
 	});
 });
 

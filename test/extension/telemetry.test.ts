@@ -441,11 +441,20 @@ describe("rotation", () => {
 	});
 });
 
-describe("two processes appending at once", () => {
+const WRITER_NAMES = ["alpha", "beta", "gamma", "delta"];
+
+describe("processes appending at once", () => {
 	const perChild = 4000;
 
-	/** Two child processes append `perChild` records each, starting together; returns when both exit. */
-	async function runWriters(options: { rotateBytes?: number; yieldEvery?: number } = {}): Promise<void> {
+	/**
+	 * Child processes (two unless `writers` says otherwise) append `perChild`
+	 * records each, starting together; returns what they wrote on stderr (their
+	 * warnings) when all have exited.
+	 */
+	async function runWriters(
+		options: { rotateBytes?: number; yieldEvery?: number; writers?: number; perChild?: number } = {},
+	): Promise<string> {
+		const count = options.perChild ?? perChild;
 		const recorderOptions = `{ path: () => ${JSON.stringify(file)}${options.rotateBytes ? `, rotateBytes: ${options.rotateBytes}` : ""} }`;
 		const script = (name: string) => `
 			import { createTelemetryRecorder } from ${JSON.stringify(TELEMETRY_MODULE)};
@@ -455,16 +464,24 @@ describe("two processes appending at once", () => {
 			const go = new Promise((resolve) => process.stdin.once("data", resolve));
 			process.stdout.write("ready\\n");
 			await go;
-			for (let i = 0; i < ${perChild}; i++) {
+			for (let i = 0; i < ${count}; i++) {
 				recorder.toolOutcome({ tool: ${JSON.stringify(name)}, model: "seq-" + i, outcome: "repaired", rules, profile: "adaptive", stages: ["preprocess"] });
 				// Yielding lets the asynchronous size check and rotation run between appends.
 				if (${options.yieldEvery ?? 0} > 0 && i % ${options.yieldEvery ?? 1} === 0) await new Promise((r) => setImmediate(r));
 			}
 			await new Promise((r) => setTimeout(r, 50));
 		`;
-		const children = ["alpha", "beta"].map((name) =>
-			spawn(process.execPath, ["--input-type=module", "-e", script(name)], { stdio: ["pipe", "pipe", "inherit"] }),
-		);
+		const names = WRITER_NAMES.slice(0, options.writers ?? 2);
+		let stderr = "";
+		const children = names.map((name) => {
+			const child = spawn(process.execPath, ["--input-type=module", "-e", script(name)], {
+				stdio: ["pipe", "pipe", "pipe"],
+			});
+			child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+				stderr += chunk;
+			});
+			return child;
+		});
 		// Both children start writing at the same moment, once both are loaded.
 		await Promise.all(
 			children.map(
@@ -476,15 +493,16 @@ describe("two processes appending at once", () => {
 			),
 		);
 		for (const child of children) child.stdin.end("go\n");
-		const codes = await Promise.all(children.map((child) => new Promise((resolve) => child.once("exit", resolve))));
-		expect(codes).toEqual([0, 0]);
+		const codes = await Promise.all(children.map((child) => new Promise((resolve) => child.once("close", resolve))));
+		expect(codes).toEqual(names.map(() => 0));
+		return stderr;
 	}
 
-	function expectEveryRecordOnce(records: { tool: string; model: string }[]): void {
-		expect(records).toHaveLength(2 * perChild);
-		for (const name of ["alpha", "beta"]) {
+	function expectEveryRecordOnce(records: { tool: string; model: string }[], writers = 2, count = perChild): void {
+		expect(records).toHaveLength(writers * count);
+		for (const name of WRITER_NAMES.slice(0, writers)) {
 			const seqs = records.filter((record) => record.tool === name).map((record) => record.model);
-			expect(seqs).toEqual(Array.from({ length: perChild }, (_, i) => `seq-${i}`));
+			expect(seqs).toEqual(Array.from({ length: count }, (_, i) => `seq-${i}`));
 		}
 	}
 
@@ -495,9 +513,28 @@ describe("two processes appending at once", () => {
 
 	it("lose nothing across a rotation that happens while both write", async () => {
 		// About 4.4 MB in total against a 3 MB limit: exactly one rotation.
-		await runWriters({ rotateBytes: 3 * 1024 * 1024, yieldEvery: 25 });
+		expect(await runWriters({ rotateBytes: 3 * 1024 * 1024, yieldEvery: 25 })).toBe("");
 		expect(existsSync(rotatedTelemetryPath(file))).toBe(true);
 		const all = [...lines(rotatedTelemetryPath(file)), ...lines(file)].map((line) => JSON.parse(line));
 		expectEveryRecordOnce(all);
 	});
+
+	it("four writers racing for one rotation lose no record and print no warning", async () => {
+		// About 1.5 MB in total against a 1 MB limit: every writer crosses it, one rotation wins.
+		const stderr = await runWriters({ rotateBytes: 1024 * 1024, yieldEvery: 1, writers: 4, perChild: 600 });
+		expect(stderr).toBe("");
+		expect(existsSync(rotatedTelemetryPath(file))).toBe(true);
+		const all = [...lines(rotatedTelemetryPath(file)), ...lines(file)].map((line) => JSON.parse(line));
+		expectEveryRecordOnce(all, 4, 600);
+	}, 120_000);
+
+	it("four writers rotating again and again print no warning and leave no lock", async () => {
+		// A 16 KB limit: hundreds of rotations, each raced by the other writers' appends and size checks.
+		const stderr = await runWriters({ rotateBytes: 16 * 1024, yieldEvery: 1, writers: 4, perChild: 800 });
+		expect(stderr).toBe("");
+		expect(existsSync(`${file}.rotate-lock`)).toBe(false);
+		// The last append may have rotated the file away, leaving only <file>.1.
+		const current = existsSync(file) ? lines(file) : [];
+		for (const line of [...lines(rotatedTelemetryPath(file)), ...current]) expect(() => JSON.parse(line)).not.toThrow();
+	}, 120_000);
 });

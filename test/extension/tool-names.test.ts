@@ -8,14 +8,18 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
 	cleanToolName,
+	keepsMeaning,
 	matchToolName,
 	RENAME_TOOL_NAME_RULE,
 	renameFeedback,
 	renameLeakedToolNames,
 	withAvailableTools,
 } from "../../src/extension/tool-names.ts";
+import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
 
 const ACTIVE = ["read", "bash", "edit", "write", "grep", "find", "ls", "web_search"];
+const schemaOf = (name: string): unknown =>
+	Object.hasOwn(BUILTIN_SCHEMAS, name) ? BUILTIN_SCHEMAS[name as "bash"] : undefined;
 
 describe("cleanToolName", () => {
 	it("removes template tokens, the functions.NAME:IDX form and trailing colons", () => {
@@ -68,7 +72,7 @@ describe("renameLeakedToolNames", () => {
 	it("renames only the matching call and keeps everything else, without mutating the input", () => {
 		const input = message("toolUse");
 		const before = JSON.stringify(input);
-		const result = renameLeakedToolNames(input, ACTIVE);
+		const result = renameLeakedToolNames(input, ACTIVE, schemaOf);
 		expect(JSON.stringify(input)).toBe(before);
 		expect(result?.renamed).toEqual([{ toolCallId: "c1", from: "functions.bash:0", to: "bash" }]);
 		const names = ((result?.message.content ?? []) as { name?: string }[]).map((part) => part.name);
@@ -77,8 +81,63 @@ describe("renameLeakedToolNames", () => {
 
 	it("renames nothing in a failed, aborted or cut-off message, or when nothing matches", () => {
 		for (const stop of ["error", "aborted", "length"])
-			expect(renameLeakedToolNames(message(stop), ACTIVE)).toBeUndefined();
-		expect(renameLeakedToolNames(message("toolUse"), ["grep"])).toBeUndefined();
+			expect(renameLeakedToolNames(message(stop), ACTIVE, schemaOf)).toBeUndefined();
+		expect(renameLeakedToolNames(message("toolUse"), ["grep"], schemaOf)).toBeUndefined();
+	});
+
+	const one = (name: string, args: unknown, extra: Record<string, unknown> = {}) => ({
+		role: "assistant",
+		stopReason: "toolUse",
+		content: [{ type: "toolCall", id: "c1", name, arguments: args, ...extra }],
+	});
+
+	it("never renames another agent's tool whose keys the target does not declare", () => {
+		const cline = { command: "rm -rf build", cwd: "/other/project", requires_approval: false };
+		expect(renameLeakedToolNames(one("execute_command", cline), ACTIVE, schemaOf)).toBeUndefined();
+		expect(
+			renameLeakedToolNames(one("functions.bash:0", { command: "ls", cwd: "/x" }), ACTIVE, schemaOf),
+		).toBeUndefined();
+	});
+
+	it("never reads another agent's timeout as bash's seconds", () => {
+		for (const name of ["execute_command", "shell"]) {
+			expect(renameLeakedToolNames(one(name, { command: "make", timeout: 120000 }), ACTIVE, schemaOf)).toBeUndefined();
+		}
+		// bash's own name with debris keeps bash's own meaning of timeout.
+		expect(
+			renameLeakedToolNames(one("functions.bash:0", { command: "make", timeout: 120 }), ACTIVE, schemaOf)?.renamed,
+		).toEqual([{ toolCallId: "c1", from: "functions.bash:0", to: "bash" }]);
+	});
+
+	it("renames only a call that validates as sent, without conversion", () => {
+		expect(renameLeakedToolNames(one("Bash", { command: "make", timeout: "120" }), ACTIVE, schemaOf)).toBeUndefined();
+		expect(renameLeakedToolNames(one("Read", { path: "a", limit: null }), ACTIVE, schemaOf)).toBeUndefined();
+		expect(renameLeakedToolNames(one("Read", "a.txt"), ACTIVE, schemaOf)).toBeUndefined();
+		expect(renameLeakedToolNames(one("Read", {}, { argumentsError: "bad" }), ACTIVE, schemaOf)).toBeUndefined();
+		expect(renameLeakedToolNames(one("Read", { path: "a" }), ACTIVE, () => undefined)).toBeUndefined();
+		expect(renameLeakedToolNames(one("shell", { command: "ls" }), ACTIVE, schemaOf)?.renamed).toEqual([
+			{ toolCallId: "c1", from: "shell", to: "bash" },
+		]);
+	});
+});
+
+describe("keepsMeaning", () => {
+	it("holds only for declared keys, the synonym's shared keys, and a value valid as sent (property)", () => {
+		const SEED = Number(process.env.PI_REPAIR_FUZZ_SEED ?? 0x5eedc0de);
+		const key = fc.constantFrom("command", "timeout", "cwd", "requires_approval", "path");
+		const value = fc.oneof(fc.string({ maxLength: 3 }), fc.integer({ min: 0, max: 200000 }), fc.boolean());
+		fc.assert(
+			fc.property(fc.dictionary(key, value, { maxKeys: 4 }), fc.boolean(), (args, synonym) => {
+				const shared = synonym ? ["command"] : undefined;
+				const kept = keepsMeaning(BUILTIN_SCHEMAS.bash, args, shared);
+				const keys = Object.keys(args);
+				if (keys.some((name) => name !== "command" && name !== "timeout")) expect(kept).toBe(false);
+				if (synonym && keys.some((name) => name !== "command")) expect(kept).toBe(false);
+				if (typeof args.command !== "string") expect(kept).toBe(false);
+				if (args.timeout !== undefined && typeof args.timeout !== "number") expect(kept).toBe(false);
+			}),
+			{ seed: SEED, numRuns: 300 },
+		);
 	});
 
 	it("records the rule and a note naming both names, never the arguments", () => {
@@ -131,7 +190,7 @@ describe("matchToolName properties", () => {
 				const key = (value: string) => value.toLowerCase().replace(/[-_]/g, "");
 				expect(active.filter((tool) => key(tool) === key(target))).toHaveLength(1);
 			}),
-			{ numRuns: 300 },
+			{ seed: Number(process.env.PI_REPAIR_FUZZ_SEED ?? 0x5eedc0de), numRuns: 300 },
 		);
 	});
 });

@@ -155,12 +155,19 @@ function checkInvariants(fuzz: FuzzCase): void {
 	// 4. Strictly valid input is preserved unless a configured cleanup changed it: a preprocessor, or the
 	// engine's path-field link cleanup. (What such a change leaves behind may need a repair of its own:
 	// tokens stripped from `{"<arg_key>limit</arg_key>": null}` leave a null optional to drop.)
+	// A note naming keys the tool does not declare changes nothing: the arguments come back equal.
 	if (checker.Check(fuzz.input)) {
 		if (result.outcome === "valid") expect(result.args).toBe(fuzz.input);
-		else {
+		else if (result.changes.every((change) => change.ruleId === "reportUndeclaredKeys")) {
+			expect(result.args).toEqual(fuzz.input);
+		} else {
 			expect(result.outcome).toBe("repaired");
 			const cleanup = result.changes.find((change) => change.stage !== "envelope");
-			expect(cleanup?.stage === "preprocess" || cleanup?.ruleId === "unwrapMarkdownAutoLink").toBe(true);
+			expect(
+				cleanup?.stage === "preprocess" ||
+					cleanup?.ruleId === "unwrapMarkdownAutoLink" ||
+					cleanup?.ruleId === "unwrapArgumentWrapper",
+			).toBe(true);
 		}
 	}
 
@@ -187,8 +194,14 @@ function checkInvariants(fuzz: FuzzCase): void {
 	expect(run(fuzz)).toEqual(result);
 	if (result.outcome === "repaired") {
 		const again = run({ ...fuzz, input: result.args });
-		expect(again.outcome).toBe("valid");
-		expect(again.args).toBe(result.args);
+		// Undeclared keys stay as sent, so the note naming them comes again, and nothing else does.
+		if (result.changes.some((change) => change.ruleId === "reportUndeclaredKeys")) {
+			expect(again.changes.map((change) => change.ruleId)).toEqual(["reportUndeclaredKeys"]);
+			expect(again.args).toEqual(result.args);
+		} else {
+			expect(again.outcome).toBe("valid");
+			expect(again.args).toBe(result.args);
+		}
 	}
 
 	// 8. Failing callbacks and a failing owner shim never change the verdict; the result lists where they failed.

@@ -74,6 +74,8 @@ export interface PiSessionHarness {
 	settingsPath: string;
 	/** Selects another model of the provider, as `/model` does (fires `model_select`). */
 	switchModel(modelId: string): Promise<void>;
+	/** The messages of each provider request so far, as the provider received them (JSON copies), in request order. */
+	providerMessages(): unknown[][];
 	/** Plays the script: queues its turns and sends one prompt. */
 	play(script: readonly ScriptStep[], prompt?: string): Promise<void>;
 	toolResults(): ToolResultMessage[];
@@ -148,6 +150,7 @@ export async function startPiSession(options: PiSessionOptions = {}): Promise<Pi
 	});
 	await session.bindExtensions({ mode: "print" });
 
+	const providerMessages: unknown[][] = [];
 	const toolResults = () => session.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
 	const toolResult = (id: string) => toolResults().find((m) => m.toolCallId === id);
 	return {
@@ -163,8 +166,15 @@ export async function startPiSession(options: PiSessionOptions = {}): Promise<Pi
 			if (next === undefined) throw new Error(`the scripted provider offers no model ${id}`);
 			await session.setModel(next);
 		},
+		providerMessages: () => providerMessages,
 		async play(script, prompt = "go") {
-			faux.setResponses(scriptResponses(script));
+			// Every step is a factory; each is wrapped to keep a copy of what the provider was sent.
+			faux.setResponses(
+				scriptResponses(script).map((step) => (context, ...rest) => {
+					providerMessages.push(JSON.parse(JSON.stringify(context.messages)) as unknown[]);
+					return typeof step === "function" ? step(context, ...rest) : step;
+				}),
+			);
 			await session.prompt(prompt);
 		},
 		toolResults,

@@ -6,7 +6,7 @@
  * skip test from these same rows.
  */
 import { cloneJson, jsonEqual } from "../clone.ts";
-import { readsAsListLiteral } from "../list-literal.ts";
+import { readsAsStructuredData } from "../list-literal.ts";
 import { mayHoldAutoLink, unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import { RULE, type RuleId } from "../rule-ids.ts";
 import { parseSelector, type SelectorSegment } from "../selectors.ts";
@@ -130,8 +130,8 @@ const ROWS: { readonly [K in Preprocessor["kind"]]: Row<PreprocessorOf<K>> } = {
 	),
 	"string-or-array": fieldRow(
 		// A list literal, broken or Python-style, is never a lone item.
-		() => (value) => (typeof value === "string" && !readsAsListLiteral(value) ? [value] : value),
-		() => (value) => typeof value === "string" && !readsAsListLiteral(value),
+		() => (value) => (typeof value === "string" && !readsAsStructuredData(value) ? [value] : value),
+		() => (value) => typeof value === "string" && !readsAsStructuredData(value),
 		{ gated: false, ruleId: RULE.stringOrArray },
 	),
 	scalar: fieldRow((preprocessor) => scalarTransform(preprocessor.scalarType), changedBy, {

@@ -71,11 +71,13 @@ function mayEndInToken(text: string): boolean {
  * value under a content key (judged by its cleaned key) is content and keeps
  * every character. A record is rebuilt with a null prototype only when a key
  * changed (cleaned keys that collide keep the later value); value-only
- * changes copy it.
+ * changes copy it. Where content keys are configured, a string in place of
+ * the record is kept too: the root-string wrap would make it that content.
  */
 export function stripGrammarTokens(value: unknown, contentKeys: readonly string[]): unknown {
+	// A root string of a tool with content keys becomes that content (a command, a pattern): it is content too.
 	if (typeof value === "string") {
-		return stripTokenLeak(value, false);
+		return contentKeys.length === 0 ? stripTokenLeak(value, false) : value;
 	}
 	if (!isRecord(value)) {
 		return value;

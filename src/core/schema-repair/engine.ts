@@ -3,8 +3,8 @@
  *
  * Order: configured path-field auto-link cleanup, the strict fast path, the
  * failure record (the original issues, never recomputed), root repairs,
- * configured structural repairs, then at most three passes of the issue-site rule
- * table, and finally the verdict after our safe conversion. Repairs happen on
+ * configured structural repairs, then passes of the issue-site rule table
+ * while each one fires (bounded by the change bound), and finally the verdict after our safe conversion. Repairs happen on
  * a private deep copy made only once the fast path has failed, so a valid
  * call costs one compiled check and no allocation.
  */
@@ -13,10 +13,12 @@ import { cloneJson } from "../clone.ts";
 import { convertToSchema } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
-import { readsAsJsonText, trimJsonWhitespace } from "../json-text.ts";
+import { readsAsCallText, readsAsJsonText, trimJsonWhitespace } from "../json-text.ts";
 import { defineOwn, isRecord, shallowCopyRecord, tryParse } from "../json-value.ts";
+import { DEFAULT_ENVELOPE_LIMITS } from "../limits.ts";
 import { mayHoldAutoLink, unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import { RULE } from "../rule-ids.ts";
+import { propertiesOf } from "../schema-shape.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
 import { check, issues } from "../validator.ts";
 import { collectIssueSites } from "./issue-sites.ts";
@@ -24,9 +26,6 @@ import { convertScalarToSchemaTypeNote, unwrapMarkdownAutoLinkNote, wrapRootStri
 import { ISSUE_RULES, type RuleContext } from "./rules.ts";
 
 /** The rule ID of a lossless scalar conversion the layer itself makes. */
-
-/** Iterative issue-repair passes are capped here. */
-export const MAX_REPAIR_PASSES = 3;
 
 export interface EngineChange {
 	ruleId: string;
@@ -59,6 +58,8 @@ export interface EngineOptions {
 	config?: ToolRepairConfig;
 	/** Hears a configured structural repair's throw; that repair is then skipped and the others still run. */
 	onStructuralThrow?: (error: unknown) => void;
+	/** Passes stop once this many changes were made (default: the pipeline's default `maxChanges`); each pass makes at least one, so it bounds the passes too. */
+	maxChanges?: number;
 }
 
 export function runSchemaRepair(options: EngineOptions): EngineResult {
@@ -80,7 +81,7 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	// From here on every write goes to a private copy.
 	let owned = false;
 	if (typeof current === "string") {
-		const root = repairRootString(current, config, toolName, changes);
+		const root = repairRootString(current, config, schema, toolName, changes);
 		if (root !== undefined) {
 			current = cleanPathFields(root, pathFields, toolName, changes);
 			owned = true;
@@ -106,7 +107,10 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	// Until something changes, the working copy equals the value the failure record described:
 	// reuse those issues instead of asking the (slow, uncompiled) error walk again.
 	const unchanged = changes.length;
-	for (let pass = 0; pass < MAX_REPAIR_PASSES; pass++) {
+	// A validation names a few issues at a time (TypeBox stops at eight), so passes go on while
+	// each one fires: a call with hundreds of null optional fields is repaired, within the change bound.
+	const maxChanges = options.maxChanges ?? DEFAULT_ENVELOPE_LIMITS.maxChanges;
+	for (let pass = 0; changes.length < maxChanges; pass++) {
 		const found = pass === 0 && changes.length === unchanged && !owned ? original : undefined;
 		if (found === undefined && check(schema, work)) break;
 		if (!runPass(work, found ?? issues(schema, work), context, changes)) break;
@@ -197,6 +201,7 @@ function cleanPathFields(
 function repairRootString(
 	text: string,
 	config: ToolRepairConfig,
+	schema: TSchema,
 	toolName: string,
 	changes: EngineChange[],
 ): Record<string, unknown> | undefined {
@@ -210,6 +215,7 @@ function repairRootString(
 	}
 	const rootString = config.rootString;
 	if (rootString === undefined || readsAsJsonText(text)) return undefined;
+	if (readsAsCallText(text, fieldNamesOf(rootString.field, config, schema))) return undefined;
 	const wrapInArray = rootString.wrapInArray === true;
 	const wrapped: Record<string, unknown> = {};
 	defineOwn(wrapped, rootString.field, wrapInArray ? [text] : text);
@@ -218,4 +224,10 @@ function repairRootString(
 		note: wrapRootStringAsObjectNote(rootString.field, toolName, wrapInArray),
 	});
 	return wrapped;
+}
+
+/** The names a `name: value` root line can use for the tool: the root field, its aliases, every declared property. */
+function fieldNamesOf(field: string, config: ToolRepairConfig, schema: TSchema): string[] {
+	const aliases = Object.hasOwn(config.fieldAliases ?? {}, field) ? (config.fieldAliases?.[field] ?? []) : [];
+	return [field, ...aliases, ...Object.keys(propertiesOf(schema) ?? {})];
 }

@@ -23,6 +23,10 @@ export function dropNullOrUndefinedFieldNote(kind: "null" | "undefined", key: st
 	return `The "${key}" field held ${kind} and was removed from the ${tool} input. An optional field can simply be left out rather than set to ${kind}.`;
 }
 
+export function dropEmptyStringForOptionalFieldNote(key: string, tool: string): string {
+	return `The "${key}" field held an empty string "" where the ${tool} tool takes no text; it was removed as an omitted optional field. Leave an optional field out rather than sending "".`;
+}
+
 export function dropEmptyObjectPlaceholderNote(key: string, tool: string): string {
 	return `An empty {} given for "${key}" was removed from the ${tool} input. Next time pass a real array for "${key}", or leave the key out.`;
 }

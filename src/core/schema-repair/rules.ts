@@ -13,12 +13,13 @@
 import { escapeJsonStringControlCharacters } from "../envelope.ts";
 import { declaredPropertiesAt, flattenedKeysOf, rebuildFlattened } from "../flattened-keys.ts";
 import { defineOwn, isRecord, tryParse } from "../json-value.ts";
-import { readsAsListLiteral } from "../list-literal.ts";
+import { readsAsStructuredData } from "../list-literal.ts";
 import { RULE } from "../rule-ids.ts";
-import { jsonTypeMatches } from "../schema-shape.ts";
+import { jsonTypeMatches, propertiesOf, requiredOf, type SchemaNode, schemaAt, schemaTypes } from "../schema-shape.ts";
 import type { IssueSite } from "./issue-sites.ts";
 import {
 	dropEmptyObjectPlaceholderNote,
+	dropEmptyStringForOptionalFieldNote,
 	dropNullOrUndefinedFieldNote,
 	parseJsonStringifiedArrayNote,
 	parseJsonStringifiedObjectNote,
@@ -83,16 +84,58 @@ function parseDelimited(text: string, open: string, close: string): unknown {
 	return tryParse(trimmed);
 }
 
-function parsedArray(value: unknown): unknown[] | undefined {
-	if (typeof value !== "string") return undefined;
-	const parsed = parseDelimited(value, "[", "]");
-	return Array.isArray(parsed) ? parsed : undefined;
-}
-
 function parsedRecord(value: unknown): Record<string, unknown> | undefined {
 	if (typeof value !== "string") return undefined;
 	const parsed = parseDelimited(value, "{", "}");
 	return isRecord(parsed) ? parsed : undefined;
+}
+
+/** The schema that describes the value at `site`, where one plain walk from the root finds it. */
+function siteSchema(site: IssueSite, context: RuleContext): SchemaNode | undefined {
+	if (site.parentSegments === undefined) return undefined;
+	const parent = schemaAt(context.schema, site.parentSegments);
+	if (parent === undefined) return undefined;
+	if (typeof site.key === "number") return isRecord(parent.items) ? parent.items : undefined;
+	const properties = propertiesOf(parent);
+	const node = properties !== undefined && Object.hasOwn(properties, site.key) ? properties[site.key] : undefined;
+	return isRecord(node) ? node : undefined;
+}
+
+/**
+ * The array or object a string at `site` encodes as JSON (goose#9710, pi#5698),
+ * where the schema there wants that kind of container: named by the issue, or
+ * by the schema at the site when a union or a type list hides it from the
+ * issue. A field that accepts a string keeps its JSON text: it is a valid string.
+ */
+function decodedContainer(site: IssueSite, context: RuleContext): unknown[] | Record<string, unknown> | undefined {
+	const value = valueAt(site);
+	if (typeof value !== "string") return undefined;
+	const schema = siteSchema(site, context);
+	const declared = schema === undefined ? new Set<string>() : schemaTypes(schema);
+	if (declared.has("string")) return undefined;
+	const wants = (kind: "array" | "object") => site.expectedType === kind || declared.has(kind);
+	if (wants("array")) {
+		const parsed = parseDelimited(value, "[", "]");
+		if (Array.isArray(parsed)) return parsed;
+	}
+	if (wants("object")) return parsedRecord(value);
+	return undefined;
+}
+
+/**
+ * True when `""` at `site` stands for an omitted optional field (pi#12286):
+ * the field is declared, not required, and its schema takes no string at
+ * all. A string field, or a union or enum that takes strings, keeps its `""`.
+ */
+function emptyStringForOmitted(site: IssueSite, context: RuleContext): boolean {
+	const at = recordSite(site);
+	if (at === undefined || at.parent[at.key] !== "" || site.parentSegments === undefined) return false;
+	const parent = schemaAt(context.schema, site.parentSegments);
+	if (parent === undefined || requiredOf(parent).has(at.key)) return false;
+	const field = siteSchema(site, context);
+	if (field === undefined) return false;
+	const types = schemaTypes(field);
+	return types.size > 0 && !types.has("string");
 }
 
 /**
@@ -160,6 +203,18 @@ function rebuiltFromFlattenedKeys(site: IssueSite, context: RuleContext): unknow
 
 /** Rows for the shapes models send in late 2026; tried after the plain parse rules, before wrapping. */
 const SHAPE_RULES: readonly IssueRule[] = [
+	// Before wrapping: `""` for an omitted optional list is no list item.
+	{
+		id: RULE.dropEmptyStringForOptionalField,
+		applies(site, context) {
+			return emptyStringForOmitted(site, context);
+		},
+		apply(site, context) {
+			const { parent, key } = recordSite(site) as { parent: Record<string, unknown>; key: string };
+			delete parent[key];
+			return dropEmptyStringForOptionalFieldNote(key, context.toolName);
+		},
+	},
 	{
 		id: RULE.parseJsonWithRawControlCharacters,
 		applies(site) {
@@ -251,23 +306,24 @@ export const ISSUE_RULES: readonly IssueRule[] = [
 			return dropEmptyObjectPlaceholderNote(key, context.toolName);
 		},
 	},
+	// One decoder for both containers; the row that fires says which kind it found.
 	{
 		id: RULE.parseJsonStringifiedArray,
-		applies(site) {
-			return site.expectedType === "array" && parsedArray(valueAt(site)) !== undefined;
+		applies(site, context) {
+			return Array.isArray(decodedContainer(site, context));
 		},
 		apply(site, context) {
-			replaceAt(site, parsedArray(valueAt(site)));
+			replaceAt(site, decodedContainer(site, context));
 			return parseJsonStringifiedArrayNote(String(site.key), context.toolName);
 		},
 	},
 	{
 		id: RULE.parseJsonStringifiedObject,
-		applies(site) {
-			return site.expectedType === "object" && parsedRecord(valueAt(site)) !== undefined;
+		applies(site, context) {
+			return isRecord(decodedContainer(site, context));
 		},
 		apply(site, context) {
-			replaceAt(site, parsedRecord(valueAt(site)));
+			replaceAt(site, decodedContainer(site, context));
 			return parseJsonStringifiedObjectNote(String(site.key), context.toolName);
 		},
 	},
@@ -276,7 +332,7 @@ export const ISSUE_RULES: readonly IssueRule[] = [
 		id: RULE.wrapBareStringAsArray,
 		applies(site) {
 			const value = valueAt(site);
-			return site.expectedType === "array" && typeof value === "string" && !readsAsListLiteral(value);
+			return site.expectedType === "array" && typeof value === "string" && !readsAsStructuredData(value);
 		},
 		apply(site, context) {
 			replaceAt(site, [valueAt(site)]);

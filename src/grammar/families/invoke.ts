@@ -13,11 +13,9 @@
  * MiniMax M3 writes arguments as elements named by their key instead of
  * `parameter` tags (`<path>src</path>`; a nested mapping as child elements,
  * a list as `<item>` children), with its namespace token `]<]minimax[>[`
- * before every tag (ml-explore/mlx-lm#1416). Such a body is read only when it
- * is elements from end to end: stray text, an element left open, a key twice
- * or nesting past a small depth refuses the body (a call without arguments,
- * never run), so no parameter is ever silently dropped (smg-project/smg#1815).
- * Leaf values are the text verbatim; the tool's schema types them later.
+ * before every tag (ml-explore/mlx-lm#1416). `minimax-elements.ts` reads such
+ * a body, only when it is elements from end to end (else the call has no
+ * arguments and never runs); the tool's schema types the values later.
  *
  * Linear: tags are collected once (indexOf per tag name, attribute text never
  * crosses another `<`), closers are looked up in next-closer tables, and every
@@ -31,12 +29,10 @@ import {
 	type CaselessText,
 	caselessTextOf,
 	codeColon,
-	codeDot,
 	codeDoubleQuote,
 	codeEqual,
 	codeGreaterThan,
 	codeLessThan,
-	codeMinus,
 	codeNewline,
 	codeSingleQuote,
 	codeSlash,
@@ -54,15 +50,11 @@ import {
 	parameterElements,
 	parseJsonValueOrString,
 	skipInlineSpace,
-	skipWhitespace,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
+import { M3_NAMESPACE, readElementArguments } from "./minimax-elements.ts";
 
 const MAX_NAMESPACE = 64;
-/** MiniMax M3's namespace token, written before every tag of its tool calls. */
-const M3_NAMESPACE = "]<]minimax[>[";
-/** Element nesting deeper than this is refused rather than read. */
-const MAX_ELEMENT_DEPTH = 8;
 
 interface InvokeCall {
 	name: string;
@@ -99,7 +91,7 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 	const parameters = parameterElements(text, tags, index.closeParameter, open, close);
 	if (parameters === undefined) {
 		const body = text.slice(opener.end, closer.start);
-		const elements = elementArguments(body);
+		const elements = readElementArguments(body);
 		if (elements) return { name, arguments: elements.args, rawArguments: elements.raw };
 		return { name, arguments: argumentsFromJsonBody(body), rawArguments: {} };
 	}
@@ -113,83 +105,6 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 		defineOwn(raw, parameter.key, value);
 	}
 	return { name, arguments: args, rawArguments: raw };
-}
-
-function isElementNameChar(code: number): boolean {
-	return isIdentifierPart(code) || code === codeMinus || code === codeDot || code === codeColon;
-}
-
-/** The name of the element tag `<name>` at `at` and the offset after `>`, or undefined. */
-function elementOpenerAt(body: string, at: number): { name: string; end: number } | undefined {
-	if (body.charCodeAt(at) !== codeLessThan) return undefined;
-	let i = at + 1;
-	while (i < body.length && isElementNameChar(body.charCodeAt(i))) i++;
-	if (i === at + 1 || body.charCodeAt(i) !== codeGreaterThan) return undefined;
-	return { name: body.slice(at + 1, i), end: i + 1 };
-}
-
-type ElementRead = { value: unknown; end: number } | undefined;
-
-/** The children of an element from `at` up to its closer `</parent>`, as an object or an `item` list. */
-function readChildren(body: string, at: number, parent: string, depth: number): ElementRead {
-	if (depth > MAX_ELEMENT_DEPTH) return undefined;
-	const entries: Array<[string, unknown]> = [];
-	let i = skipWhitespace(body, at);
-	while (!body.startsWith("</", i)) {
-		const opener = elementOpenerAt(body, i);
-		if (!opener) return undefined;
-		const child = readElementValue(body, opener.end, opener.name, depth + 1);
-		if (!child) return undefined;
-		entries.push([opener.name, child.value]);
-		i = skipWhitespace(body, child.end);
-	}
-	const closer = `</${parent}>`;
-	if (!body.startsWith(closer, i)) return undefined;
-	const end = i + closer.length;
-	if (entries.every(([key]) => key === "item")) return { value: entries.map(([, value]) => value), end };
-	const object: Record<string, unknown> = {};
-	for (const [key, value] of entries) {
-		if (Object.hasOwn(object, key)) return undefined;
-		defineOwn(object, key, value);
-	}
-	return { value: object, end };
-}
-
-/** The value of the element `name` whose content starts at `at`: child elements, or its text verbatim. */
-function readElementValue(body: string, at: number, name: string, depth: number): ElementRead {
-	const first = skipWhitespace(body, at);
-	if (elementOpenerAt(body, first)) return readChildren(body, at, name, depth);
-	const closer = `</${name}>`;
-	const close = body.indexOf(closer, at);
-	if (close === -1) return undefined;
-	return { value: body.slice(at, close), end: close + closer.length };
-}
-
-/**
- * Element-style arguments (MiniMax M3): the body, namespace tokens removed,
- * read as a sequence of `<key>…</key>` elements from end to end; undefined
- * when it is not exactly that. Top-level leaf texts go to `raw` as well, so
- * the schema can type them.
- */
-function elementArguments(rawBody: string): { args: Record<string, unknown>; raw: Record<string, string> } | undefined {
-	// The token also precedes the invoke closer, which ends the body.
-	const trimmed = rawBody.trimEnd();
-	const ended = trimmed.endsWith(M3_NAMESPACE) ? trimmed.slice(0, -M3_NAMESPACE.length) : rawBody;
-	const body = ended.includes(M3_NAMESPACE) ? ended.replaceAll(`${M3_NAMESPACE}<`, "<") : ended;
-	let i = skipWhitespace(body, 0);
-	if (!elementOpenerAt(body, i)) return undefined;
-	const args: Record<string, unknown> = {};
-	const raw: Record<string, string> = {};
-	while (i < body.length) {
-		const opener = elementOpenerAt(body, i);
-		if (!opener || Object.hasOwn(args, opener.name)) return undefined;
-		const read = readElementValue(body, opener.end, opener.name, 1);
-		if (!read) return undefined;
-		defineOwn(args, opener.name, read.value);
-		if (typeof read.value === "string") defineOwn(raw, opener.name, read.value.trim());
-		i = skipWhitespace(body, read.end);
-	}
-	return { args, raw };
 }
 
 /** Every invoke element whose opener lies in `[from, to)` and whose closer ends by `to`. */

@@ -19,6 +19,7 @@ describe("the rule table", () => {
 			"dropEmptyObjectPlaceholder",
 			"parseJsonStringifiedArray",
 			"parseJsonStringifiedObject",
+			"dropEmptyStringForOptionalField",
 			"parseJsonWithRawControlCharacters",
 			"unwrapSameNameWrapper",
 			"unwrapSingletonArray",
