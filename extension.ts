@@ -1,22 +1,55 @@
 /**
  * pi's entry for this package (the `pi.extensions` manifest names it), so one
- * manifest serves the packed tarball and a fresh clone alike: the compiled
- * `dist/` when it is there (the tarball ships it, `npm run build` makes it in
- * a checkout), else the TypeScript source, which pi compiles itself and feeds
- * its own copies of pi's packages, so a clone needs no `npm ci` or build.
+ * manifest serves the packed tarball and a fresh clone alike.
+ *
+ * pi compiles this file with its own loader, which maps the imports below to
+ * the host's instances of its packages. With a build present (the tarball
+ * ships it, `npm run build` makes it in a checkout) the entry hands those
+ * modules to the bundled layer and has Node load the bundle natively: fast,
+ * and it never resolves a second copy of pi. Without one (a fresh clone) pi
+ * compiles the TypeScript source itself, feeding it the same host modules.
  */
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import * as piCodingAgent from "@earendil-works/pi-coding-agent";
+import type { HostModules } from "./src/extension/host-modules.ts";
+import { isBelowOldestPiVersion, reportUnsupportedHost, unsupportedHostWarning } from "./src/extension/host-version.ts";
 
 type ExtensionFactory = (pi: ExtensionAPI) => void;
 
-const ENTRIES = ["./dist/index.js", "./src/index.ts"] as const;
+const BUNDLE = "./dist/bundle/layer.js";
+const SLOT = "./dist/bundle/host.js";
+const SOURCE = "./src/index.ts";
 
 export default async function piRepairLayer(pi: ExtensionAPI): Promise<void> {
-	const entry = ENTRIES.find((candidate) => existsSync(new URL(candidate, import.meta.url)));
+	// An older pi lacks what the layer relies on: load nothing, and say why once.
+	const version: unknown = (piCodingAgent as { VERSION?: unknown }).VERSION;
+	if (isBelowOldestPiVersion(version)) {
+		reportUnsupportedHost(pi, unsupportedHostWarning(version));
+		return;
+	}
+	if (existsSync(new URL(BUNDLE, import.meta.url))) {
+		// Imported only after the version check: an older host may not provide all of them.
+		const [piAi, piTui, typeboxCompile] = await Promise.all([
+			import("@earendil-works/pi-ai"),
+			import("@earendil-works/pi-tui"),
+			import("typebox/compile"),
+		]);
+		// Node's own require: pi's loader would otherwise transform the bundle and map nothing it needs.
+		const load = createRequire(import.meta.url);
+		const slot = load(SLOT) as { provideHostModules(modules: HostModules): void };
+		slot.provideHostModules({
+			"@earendil-works/pi-coding-agent": piCodingAgent,
+			"@earendil-works/pi-tui": piTui,
+			"@earendil-works/pi-ai": piAi,
+			"typebox/compile": typeboxCompile,
+		});
+		(load(BUNDLE) as { default: ExtensionFactory }).default(pi);
+		return;
+	}
 	// pi prints a factory's error with the extension's path, so this says why nothing loaded.
-	if (entry === undefined)
-		throw new Error(`pi-repair-layer: neither ${ENTRIES.join(" nor ")} exists next to ${import.meta.url}`);
-	const loaded = (await import(entry)) as { default: ExtensionFactory };
-	loaded.default(pi);
+	if (!existsSync(new URL(SOURCE, import.meta.url)))
+		throw new Error(`pi-repair-layer: neither ${BUNDLE} nor ${SOURCE} exists next to ${import.meta.url}`);
+	((await import(SOURCE)) as { default: ExtensionFactory }).default(pi);
 }

@@ -21,14 +21,22 @@
  *      throws when loaded (so the manifest's entry must pick the compiled
  *      `dist/`), each time with a scripted provider
  *      (`test/package/provider.ts`) whose `write` call uses `file_path`; the
- *      call must be repaired, the file written and the note visible.
+ *      call must be repaired, the file written and the note visible; and each
+ *      run must load no file of pi's packages or TypeBox that pi alone does not
+ *      (test/package/module-probe.mjs lists what the process loads);
+ *   6. the published route: publishes the tarball to a registry it starts on
+ *      127.0.0.1 (verdaccio, scripts/registry-server.ts, no uplink), then
+ *      `pi install npm:pi-repair-layer` from it, runs the scripted call
+ *      through the real CLI, and checks that neither that install nor a plain
+ *      `npm install pi-repair-layer` in a fresh project (the tool-owner guide's
+ *      line) brought any other package, pi's optional peers included.
  *
  * Prints one line per check and exits non-zero when any fails. `--keep` leaves
  * the temp folder in place for inspection; `--no-build` packs the `dist/` that
  * is already there (the test suite's wrapper, test/package/package.test.ts,
  * uses it after CI's build step, so nothing rewrites `dist/` under other tests).
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -116,7 +124,10 @@ function main(): void {
 	const consumer = join(work, "consumer");
 	if (!installConsumer(consumer, tarball)) return;
 	checkImports(consumer);
-	checkCli(consumer, tarball);
+	cpSync(join(root, "test", "package", "provider.ts"), join(consumer, "provider.ts"));
+	const baseline = baselineModules(consumer);
+	checkCli(consumer, tarball, baseline);
+	checkRegistry(consumer, tarball, baseline);
 }
 
 function checkFileList(files: readonly string[]): void {
@@ -125,6 +136,8 @@ function checkFileList(files: readonly string[]): void {
 		"README.md",
 		"LICENSE",
 		"extension.ts",
+		"dist/bundle/layer.js",
+		"dist/bundle/host.js",
 		"dist/index.js",
 		"dist/index.d.ts",
 		"dist/core/index.js",
@@ -343,28 +356,11 @@ function listFiles(dir: string): string[] {
 }
 
 /** Runs pi in print mode with the smoke provider; `extensionArgs` decide how the packed extension is loaded. */
-function runPi(consumer: string, label: string, extensionArgs: readonly string[]): void {
+function runPi(consumer: string, label: string, extensionArgs: readonly string[], baseline?: readonly string[]): void {
 	const workspace = mkdtempSync(join(work, `${label}-workspace-`));
-	const env = cliEnv(consumer, label);
-	const provider = join(consumer, "provider.ts");
-	const result = run(
-		node,
-		[
-			piBin(consumer),
-			"-p",
-			"--no-session",
-			"--no-mcp",
-			...extensionArgs,
-			"-e",
-			provider,
-			"--provider",
-			"pkg-smoke",
-			"--model",
-			"pkg-smoke-1",
-			"write the smoke file",
-		],
-		{ cwd: workspace, env },
-	);
+	const modules = join(work, `${label}-modules.txt`);
+	const env = { ...cliEnv(consumer, label), ...probeEnv(modules) };
+	const result = run(node, printArgs(consumer, extensionArgs, "write the smoke file"), { cwd: workspace, env });
 	const written = join(workspace, "smoke-output.txt");
 	const content = existsSync(written) ? readFileSync(written, "utf8") : undefined;
 	const output = result.stdout;
@@ -377,6 +373,63 @@ function runPi(consumer: string, label: string, extensionArgs: readonly string[]
 			output.includes("file_path"),
 		`exit ${result.status}; file ${content === undefined ? "missing" : JSON.stringify(content)}\n${tail(output)}\n${tail(result.stderr)}`,
 	);
+	if (baseline === undefined) return;
+	const extra = secondPiFiles(baseline, loadedModules(modules));
+	check(
+		`${label}: the layer loads no copy of pi's packages or TypeBox`,
+		extra.length === 0,
+		extra.slice(0, 10).join("\n"),
+	);
+}
+
+/** pi in print mode, offline, with the smoke provider and `extensionArgs` before it. */
+function printArgs(consumer: string, extensionArgs: readonly string[], prompt: string): string[] {
+	const provider = join(consumer, "provider.ts");
+	return [
+		piBin(consumer),
+		"-p",
+		"--no-session",
+		"--no-mcp",
+		...extensionArgs,
+		"-e",
+		provider,
+		"--provider",
+		"pkg-smoke",
+		"--model",
+		"pkg-smoke-1",
+		prompt,
+	];
+}
+
+/** Preloads the module probe (test/package/module-probe.mjs), which lists every module file pi loads. */
+function probeEnv(list: string): NodeJS.ProcessEnv {
+	return {
+		NODE_OPTIONS: `--import=${join(root, "test", "package", "module-probe.mjs")}`,
+		PI_REPAIR_MODULE_PROBE: list,
+	};
+}
+
+function loadedModules(list: string): string[] {
+	return existsSync(list) ? readFileSync(list, "utf8").split("\n").filter(Boolean) : [];
+}
+
+/** Files of pi's packages or TypeBox a run loaded that the run without the layer did not. */
+function secondPiFiles(baseline: readonly string[], loaded: readonly string[]): string[] {
+	const known = new Set(baseline);
+	return loaded.filter(
+		(file) => !known.has(file) && /[\\/]node_modules[\\/](@earendil-works|@mariozechner|typebox)[\\/]/.test(file),
+	);
+}
+
+/** The module files pi loads with the smoke provider alone, for comparison with each route. */
+function baselineModules(consumer: string): string[] {
+	const workspace = mkdtempSync(join(work, "baseline-workspace-"));
+	const modules = join(work, "baseline-modules.txt");
+	const env = { ...cliEnv(consumer, "baseline"), ...probeEnv(modules) };
+	run(node, printArgs(consumer, [], "hello"), { cwd: workspace, env });
+	const files = loadedModules(modules);
+	check("the module probe lists the files pi loads", files.length > 0);
+	return files;
 }
 
 function cliEnv(consumer: string, label: string): NodeJS.ProcessEnv {
@@ -399,9 +452,7 @@ function piBin(consumer: string): string {
 	return join(pkg, bin ?? "dist/bundle/cli.js");
 }
 
-function checkCli(consumer: string, tarball: string): void {
-	cpSync(join(root, "test", "package", "provider.ts"), join(consumer, "provider.ts"));
-
+function checkCli(consumer: string, tarball: string, baseline: readonly string[]): void {
 	// `pi install` of the tarball into an isolated agent folder, then a run that loads it from settings.
 	const env = cliEnv(consumer, "installed");
 	const install = run(node, [piBin(consumer), "install", `npm:pi-repair-layer@file:${tarball}`], {
@@ -411,11 +462,11 @@ function checkCli(consumer: string, tarball: string): void {
 	if (
 		check("pi install npm:pi-repair-layer@file:<tarball>", install.status === 0, tail(install.stdout + install.stderr))
 	)
-		runPi(consumer, "installed", []);
+		runPi(consumer, "installed", [], baseline);
 
 	// `pi -e` of the package installed in the consumer project (the pi manifest names extension.ts).
 	const installedPackage = join(consumer, "node_modules", "pi-repair-layer");
-	runPi(consumer, "extension", ["-e", installedPackage]);
+	runPi(consumer, "extension", ["-e", installedPackage], baseline);
 
 	// The same package with a source entry that throws: only a load of the compiled dist/ can pass.
 	const distOnly = join(work, "dist-only", "pi-repair-layer");
@@ -424,5 +475,93 @@ function checkCli(consumer: string, tarball: string): void {
 		join(distOnly, "src", "index.ts"),
 		'throw new Error("the packed extension loaded its TypeScript source instead of dist/");\n',
 	);
-	runPi(consumer, "dist-first", ["-e", distOnly]);
+	runPi(consumer, "dist-first", ["-e", distOnly], baseline);
+}
+
+/** Blocks for `ms` milliseconds (the checks are synchronous; the registry runs in its own process). */
+function sleep(ms: number): void {
+	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Packages a `node_modules` folder holds, scoped ones as `@scope/name`. */
+function installedPackages(nodeModules: string): string[] {
+	if (!existsSync(nodeModules)) return [];
+	return readdirSync(nodeModules, { withFileTypes: true })
+		.filter((entry) => !entry.name.startsWith("."))
+		.flatMap((entry) =>
+			entry.name.startsWith("@")
+				? readdirSync(join(nodeModules, entry.name)).map((name) => `${entry.name}/${name}`)
+				: [entry.name],
+		)
+		.sort();
+}
+
+function checkRegistry(consumer: string, tarball: string, baseline: readonly string[]): void {
+	const storage = join(work, "registry");
+	mkdirSync(storage);
+	const server = spawn(node, [join(root, "scripts", "registry-server.ts"), storage], {
+		stdio: ["pipe", "ignore", "inherit"],
+	});
+	try {
+		const urlFile = join(storage, "url");
+		for (let waited = 0; waited < 60_000 && !existsSync(urlFile) && server.exitCode === null; waited += 100) sleep(100);
+		if (!check("a local registry (verdaccio) starts on 127.0.0.1", existsSync(urlFile))) return;
+		const url = readFileSync(urlFile, "utf8");
+		// npm needs a token to publish even where the registry lets anyone publish.
+		const npmrc = join(storage, "npmrc");
+		writeFileSync(npmrc, `registry=${url}\n//${new URL(url).host}/:_authToken=local-test\n`);
+		const registryEnv = {
+			...process.env,
+			npm_config_userconfig: npmrc,
+			npm_config_registry: url,
+			npm_config_cache: join(storage, "npm-cache"),
+		};
+		const published = run(npm, ["publish", tarball, "--ignore-scripts"], { cwd: storage, env: registryEnv });
+		if (
+			!check(
+				"npm publish <tarball> to the local registry",
+				published.status === 0,
+				tail(published.stdout + published.stderr),
+			)
+		)
+			return;
+
+		// The way pi installs a published package: its own npm invocation, peers suppressed.
+		const env = { ...cliEnv(consumer, "registry"), ...registryEnv };
+		const install = run(node, [piBin(consumer), "install", "npm:pi-repair-layer"], { cwd: consumer, env });
+		const agentModules = join(work, "registry-agent", "npm", "node_modules");
+		if (
+			check(
+				"pi install npm:pi-repair-layer from the registry",
+				install.status === 0,
+				tail(install.stdout + install.stderr),
+			)
+		) {
+			const packages = installedPackages(agentModules);
+			check(
+				"pi install brought pi-repair-layer alone (no copy of pi's packages)",
+				packages.join(",") === "pi-repair-layer",
+				`installed: ${packages.join(", ")}`,
+			);
+			runPi(consumer, "registry", [], baseline);
+		}
+
+		// The tool-owner guide's line, in a fresh project: the optional peers are not installed.
+		const project = join(work, "tool-owner-project");
+		mkdirSync(project);
+		writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "tool-owner", private: true })}\n`);
+		const plain = run(npm, ["install", "--no-audit", "--no-fund", "pi-repair-layer"], {
+			cwd: project,
+			env: registryEnv,
+		});
+		const packages = installedPackages(join(project, "node_modules"));
+		check(
+			"npm install pi-repair-layer in a fresh project installs that one package",
+			plain.status === 0 && packages.join(",") === "pi-repair-layer",
+			`exit ${plain.status}; installed: ${packages.join(", ")}\n${tail(plain.stdout + plain.stderr)}`,
+		);
+	} finally {
+		server.stdin?.end();
+		server.kill();
+	}
 }

@@ -37,15 +37,24 @@ const PI_PACKAGES = [
 
 /**
  * The tests that exercise the layer inside pi: the extension's hooks in pi's
- * agent loop, and the real CLI end to end (tmux screens and the package
- * smoke test stay with the main run, which keeps the matrix inside CI's time).
+ * agent loop, composition with other extensions, continuations (silent
+ * stops), the grammar dialects, one pi per route, and the real CLI end to end
+ * (tmux screens and the package smoke test stay with the main run, which
+ * keeps the matrix inside CI's time).
  */
 export const MATRIX_TESTS = [
 	"test/extension",
 	"test/e2e/cli.test.ts",
 	"test/e2e/commands-print.test.ts",
+	"test/e2e/composition.test.ts",
+	"test/e2e/composition-cli.test.ts",
+	"test/e2e/edits-stops-names.cli.test.ts",
+	"test/e2e/edits-stops-names.real-loop.test.ts",
+	"test/e2e/grammar-dialects.e2e.test.ts",
 	"test/e2e/grammar-leak.e2e.test.ts",
 	"test/e2e/lifecycle.test.ts",
+	"test/e2e/one-pi.test.ts",
+	"test/e2e/quoted-leak.e2e.test.ts",
 	"test/e2e/real-loop.test.ts",
 	"test/drift/arguments-error.test.ts",
 	"test/drift/builtin-schemas.test.ts",
@@ -53,8 +62,12 @@ export const MATRIX_TESTS = [
 	"test/drift/pi-version.test.ts",
 ] as const;
 
-/** What the copied tests read: sources, tests, fixtures, the docs some tests check against, the manifest and the configs. */
+/**
+ * What the copied tests read: sources, tests, fixtures, the docs some tests check against, the manifest, the
+ * configs, and the build when there is one (the one-pi test loads the bundle against each release).
+ */
 const COPIED = [
+	"dist",
 	"src",
 	"test",
 	"docs",
@@ -104,7 +117,8 @@ function testVersion(version: string, parent: string): Outcome {
 		return { version, ok: false, summary: `npm install failed:\n${installed.stderr.trim()}`, seconds: seconds() };
 	}
 	linkMissing(join(root, "node_modules"), join(folder, "node_modules"));
-	for (const entry of COPIED) cpSync(join(root, entry), join(folder, entry), { recursive: true });
+	for (const entry of COPIED)
+		if (existsSync(join(root, entry))) cpSync(join(root, entry), join(folder, entry), { recursive: true });
 	const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 	const tests = MATRIX_TESTS.filter((path) => existsSync(join(folder, path)));
 	const ran = run(process.execPath, [vitest, "run", ...tests], folder, 1_500_000);

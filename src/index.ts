@@ -44,6 +44,7 @@ import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from 
 import { createContained, reportContainedError } from "./extension/contained.ts";
 import { SilentStopGuard } from "./extension/continuation.ts";
 import { logLeakText } from "./extension/diagnostics.ts";
+import { EchoSources } from "./extension/echo-sources.ts";
 import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
@@ -62,7 +63,7 @@ import {
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
 import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/tool-names.ts";
-import { ForeignOwners, foreignBuiltinOwners, foreignOwnerLine } from "./extension/tool-owners.ts";
+import { ForeignOwners, foreignBuiltinOwners, foreignOwnerLine, isBuiltinToolName } from "./extension/tool-owners.ts";
 import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extension/types.ts";
 
 /** Parameter schemas of every tool pi knows, for typing values recovered from grammar leaks. */
@@ -155,13 +156,18 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		contained("footer", () => updateFooterStatus(ctx, feedback.tally, settings));
 	/** Set when the current message's leaked text was stripped or observed, so the footer is redrawn. */
 	let leaksNoted = false;
-	let messageModel: ExtensionContext["model"];
+	let messageModel: () => ExtensionContext["model"] = () => undefined;
+	// The user's message and this run's tool results: a leak repeating them is an echo, never a call.
+	const echoes = new EchoSources();
 	const grammarLeaks = createGrammarLeakHandler({
+		echoSources: () => echoes.texts(),
 		settings: () => settings,
 		modelId: () => model.id,
 		activeTools: () => pi.getActiveTools(),
 		toolSchemas: () => toolSchemas(pi),
 		leakModels: () => leakModels?.patterns ?? [],
+		// pi's own built-ins the user enabled; one another extension owns is not pi's.
+		builtinTools: () => pi.getActiveTools().filter((name) => isBuiltinToolName(name) && !foreignOwners.has(name)),
 		telemetry: deps.telemetry,
 		// The same resolution as the message's other calls, so a promoted call counts under the owner its repairs do.
 		ownerOf: (toolName) => targets.forMessage()(toolName)?.repairer.owner,
@@ -176,7 +182,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		settings: () => settings,
 		modelId: () => model.id,
 		activeTools: () => pi.getActiveTools(),
-		toolSchemas: () => toolSchemas(pi),
+		leakModels: () => leakModels?.patterns ?? [],
+		echoSources: () => echoes.texts(),
 		onContinue: (stop) =>
 			contained("continuation:telemetry", () =>
 				deps.telemetry.continued?.({
@@ -303,13 +310,16 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			deps.failures.clear();
 			foreignOwners.clear();
 			silentStops.reset();
+			echoes.clear();
 		});
 	});
 
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
 			cwd = ctx.cwd;
-			messageModel = ctx.model;
+			// Reading ctx.model makes pi look the model up, so only a message with malformed text pays for it.
+			messageModel = () => ctx.model;
+			contained("message-end:echo-sources", () => echoes.note(event.message));
 			leaksNoted = false;
 			const final = runMessageEndStages(stages, event.message, contained);
 			if (event.message.role === "assistant" && (final !== undefined || leaksNoted)) showTally(ctx);

@@ -32,13 +32,55 @@ const lookupGetter = (Object.prototype as unknown as { __lookupGetter__(key: Pro
 
 /** What the pipeline judges in place of `input`; see the file header. Throws what a proxy trap throws. */
 export function snapshotInput(input: unknown, maxNodes: number, maxDepth: number): InputSnapshot {
-	const walk = new SnapshotWalk(maxNodes, maxDepth);
 	try {
-		return { within: true, value: walk.take(input, 0) };
+		// Most calls are plain data: one pass that reads no accessor and allocates no copy proves it.
+		if (new PlainDataCheck(maxNodes, maxDepth).holds(input, 0)) return { within: true, value: input };
+		return { within: true, value: new SnapshotWalk(maxNodes, maxDepth).take(input, 0) };
 	} catch (error) {
 		if (error === OVER_NODES) return { within: false, bound: "nodes" };
 		if (error === OVER_DEPTH) return { within: false, bound: "depth" };
 		throw error;
+	}
+}
+
+/**
+ * True when `value` is plain data: plain or null-prototype records and dense
+ * arrays of own data properties, all the way down. It never runs a getter (an
+ * accessor answers `false` before it is read) and applies the walk's bounds,
+ * so a value it accepts is exactly what the copying walk would hand back.
+ */
+class PlainDataCheck {
+	private nodes = 0;
+	private readonly maxNodes: number;
+	private readonly maxDepth: number;
+
+	constructor(maxNodes: number, maxDepth: number) {
+		this.maxNodes = maxNodes;
+		this.maxDepth = maxDepth;
+	}
+
+	holds(value: unknown, depth: number): boolean {
+		if (depth > this.maxDepth) throw OVER_DEPTH;
+		if (++this.nodes > this.maxNodes) throw OVER_NODES;
+		if (typeof value !== "object" || value === null) return true;
+		if (Array.isArray(value)) {
+			const length = value.length;
+			if (this.nodes + length > this.maxNodes) throw OVER_NODES;
+			for (let index = 0; index < length; index++) {
+				if (!(index in value) || lookupGetter.call(value, index) !== undefined) return false;
+				if (!this.holds(value[index], depth + 1)) return false;
+			}
+			return true;
+		}
+		const prototype: unknown = Object.getPrototypeOf(value);
+		if (prototype !== Object.prototype && prototype !== null) return false;
+		const keys = Object.keys(value);
+		for (let index = 0; index < keys.length; index++) {
+			const key = keys[index]!;
+			if (lookupGetter.call(value, key) !== undefined) return false;
+			if (!this.holds((value as Record<string, unknown>)[key], depth + 1)) return false;
+		}
+		return true;
 	}
 }
 

@@ -82,7 +82,7 @@ export interface RescueDeps {
 /** A call pi could not parse: its raw text is in `argumentsError`. */
 type MalformedCall = ToolCallBlock & { argumentsError: string };
 
-function isMalformedCall(block: unknown): block is MalformedCall {
+export function isMalformedCall(block: unknown): block is MalformedCall {
 	return isToolCallBlock(block) && typeof block.argumentsError === "string";
 }
 

@@ -131,6 +131,13 @@ export const SETTING_ROWS: readonly SettingRow[] = [
 		description: "Rename a call to a tool that does not exist when exactly one active tool matches its cleaned name.",
 		values: BOOLEAN_VALUES,
 	},
+	{
+		key: "askOnSilentStop",
+		label: "Ask on silent stop",
+		description:
+			"When a reply ends with a call written as text that did not run, ask the model once whether it meant it.",
+		values: BOOLEAN_VALUES,
+	},
 ];
 
 /** A setting's value as the menus show it: the file's spelling, or the tool list. */

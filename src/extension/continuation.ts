@@ -1,46 +1,59 @@
 /**
  * No silent stops. A turn can end with nothing run although the model meant
  * to act: the provider reported `stopReason: "toolUse"` with no tool call in
- * the message (pi#9681), or the model wrote its call as text that was
- * stripped or only observed (strip and observe modes, an unknown tool, an
+ * the message (pi#9681), or the reply ended with a call written as text that
+ * was stripped or only observed (strip and observe modes, an unknown tool, an
  * incomplete block). Left alone, the agent just stops and waits for the user.
  *
  * pi's `turn_end` boundary lets an extension append session entries and ask
  * for one more provider request (`{ entries, continue: true }`). This guard
- * uses it to continue the loop once with a hidden note that says what
- * happened and what to do: call the tool natively, with the shape it takes.
- * Never twice in a row (a continuation that again ends silently is left to
- * the user) and at most {@link MAX_CONTINUATIONS_PER_SESSION} times per
- * session. The note names tools and their argument shapes, never values.
+ * uses it to ask once, with a visible custom message (shown in the transcript
+ * and kept in the session file, never a hidden instruction), whether the
+ * model meant to call a tool. It asks, never orders, and runs nothing.
+ *
+ * A leak counts only when the model itself meant it as a call (the grammar's
+ * provenance rule: not quoted, not reasoning, not an echo of the turn's tool
+ * results or the user's message, not a mention inside a sentence) and the
+ * reply ends with it: nothing but whitespace after it. The note quotes only
+ * the name of an active tool spelled as a plain tool-name token, never text
+ * from the message. Never twice in a row (a continuation that again ends
+ * silently is left to the user), at most {@link MAX_CONTINUATIONS_PER_SESSION}
+ * times per session, and not at all with `askOnSilentStop` off.
  */
 import type { CustomMessageEntryDraft, TurnEndEvent, TurnEndEventResult } from "@earendil-works/pi-coding-agent";
-import type { TSchema } from "typebox";
-import { describeExpectedShape } from "../core/issues.ts";
-import { modelLeaksGrammar } from "../grammar/models.ts";
-import { recoverGrammarLeaks } from "../grammar/recover.ts";
+import { createEchoIndex } from "../grammar/echo.ts";
+import { type LeakModelPatterns, leakGrammarsFor } from "../grammar/models.ts";
+import { detectGrammarLeaks } from "../grammar/parse.ts";
+import { createProvenanceJudge, endsText } from "../grammar/provenance.ts";
+import { removeRanges } from "../grammar/ranges.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
 import type { RepairSettings } from "./types.ts";
 
 export const MAX_CONTINUATIONS_PER_SESSION = 5;
-/** `customType` of the hidden note appended at `turn_end`. */
+/** `customType` of the visible note appended at `turn_end`. */
 export const CONTINUATION_MESSAGE_TYPE = "tool-repair-continuation";
 
 export interface SilentStopDeps {
 	settings(): RepairSettings;
 	modelId(): string | undefined;
 	activeTools(): readonly string[];
-	toolSchemas(): ReadonlyMap<string, unknown>;
-	/** Told of each continuation, for the value-free telemetry counter. */
+	/** Texts of the current turn's tool results and the user's message: a leak repeating one is an echo. */
+	echoSources?(): readonly string[];
+	/** The `leakModels` setting, so the continuation looks for the same grammars the leak handler does. */
+	leakModels?(): LeakModelPatterns;
+	/**
+	 * Told of each continuation, for the value-free telemetry counter. The
+	 * leak itself was already counted when it was stripped or observed, so
+	 * `grammars` is empty for a leak: one leak counts once.
+	 */
 	onContinue?(stop: { phantom: boolean; grammars: readonly string[] }): void;
 }
 
 /** Why the last assistant message ran nothing. */
 interface SilentStop {
 	phantom: boolean;
-	/** Leak families whose markup was found outside quoted text and reasoning. */
-	grammars: string[];
-	/** Names of the complete calls written as text. */
-	calls: string[];
+	/** The tool the reply's closing leak names, when it is an active tool with a plain name. */
+	tool: string | undefined;
 }
 
 /** The slice of pi's `turn_end` event the guard reads. */
@@ -67,13 +80,12 @@ export class SilentStopGuard {
 	 */
 	noteAssistantMessage(original: unknown, final: unknown): void {
 		this.pending = undefined;
+		if (!this.deps.settings().askOnSilentStop) return;
 		if (!isAssistant(original) || !isAssistant(final) || hasToolCall(final)) return;
 		const stop = final.stopReason;
 		if (stop !== "toolUse" && stop !== "stop") return;
-		const leak = this.leakIn(original);
-		if (stop === "toolUse" || leak !== undefined) {
-			this.pending = { phantom: stop === "toolUse", grammars: leak?.grammars ?? [], calls: leak?.calls ?? [] };
-		}
+		const leak = this.closingLeakOf(original);
+		if (stop === "toolUse" || leak !== undefined) this.pending = { phantom: stop === "toolUse", tool: leak?.tool };
 	}
 
 	/** `turn_end`: the continuation to request, or `undefined` to let the turn end as pi decides. */
@@ -90,9 +102,9 @@ export class SilentStopGuard {
 			type: "custom_message",
 			customType: CONTINUATION_MESSAGE_TYPE,
 			content: this.noteFor(pending),
-			display: false,
+			display: true,
 		};
-		this.deps.onContinue?.({ phantom: pending.phantom, grammars: pending.grammars });
+		this.deps.onContinue?.({ phantom: pending.phantom, grammars: [] });
 		return { entries: [...event.entries, draft], continue: true };
 	}
 
@@ -103,50 +115,56 @@ export class SilentStopGuard {
 		this.continuations = 0;
 	}
 
-	/** Leak markup in the provider's text, found the way strip mode would find it; only for leaking model families. */
-	private leakIn(message: MinimalAssistantMessage): { grammars: string[]; calls: string[] } | undefined {
-		if (this.deps.settings().grammarRecovery === "off" || !modelLeaksGrammar(this.deps.modelId())) return undefined;
-		const probe = recoverGrammarLeaks(
-			{ ...message, stopReason: "stop" },
-			{ mode: "recover", knownTools: new Set(), requireKnownTool: false, unknownToolText: "strip" },
+	/**
+	 * The call the reply ends with, when the model itself meant it as one:
+	 * the last leak of the last non-blank text part, judged by the grammar's
+	 * provenance rule, with nothing but whitespace after it. Only the grammars
+	 * the leak handler looks for from this model.
+	 */
+	private closingLeakOf(message: MinimalAssistantMessage): { tool: string | undefined } | undefined {
+		if (this.deps.settings().grammarRecovery === "off") return undefined;
+		const text = lastText(message);
+		if (text === undefined) return undefined;
+		// The grammars the leak handler looks for: sentinel-framed ones from any model, the rest by model id.
+		const leaks = detectGrammarLeaks(text, leakGrammarsFor(this.deps.modelId(), this.deps.leakModels?.()));
+		const last = leaks.reduce<(typeof leaks)[number] | undefined>(
+			(a, b) => (a === undefined || b.end > a.end ? b : a),
+			undefined,
 		);
-		if (!probe.changed) return undefined;
-		const calls = [...new Set(probe.recoveredCalls.map((call) => call.name))];
-		// Debris without a complete call counts only when it was the whole reply: in prose it is too weak a sign.
-		if (calls.length === 0 && textOf(probe.message).trim() !== "") return undefined;
-		return { grammars: probe.strippedGrammars, calls };
+		if (last === undefined || !endsText(text, last.end)) return undefined;
+		const judge = createProvenanceJudge(text, createEchoIndex(this.deps.echoSources?.() ?? []), leaks);
+		if (judge.of(last) !== "call") return undefined;
+		// Debris without a complete call counts only when leaks were the whole reply: after prose it is too weak a sign.
+		if (last.stripOnly === true && removeRanges(text, leaks) !== "") return undefined;
+		const active = this.deps.activeTools();
+		return { tool: isPlainToolName(last.name) && active.includes(last.name) ? last.name : undefined };
 	}
 
 	private noteFor(stop: SilentStop): string {
-		const lines: string[] = [];
 		if (stop.phantom) {
-			lines.push(
-				"Your last reply ended with stop reason toolUse but held no tool call, so no tool ran and the turn would have ended here.",
-			);
+			return "Your last reply ended with stop reason toolUse but held no tool call, so no tool ran. If you meant to use a tool, call it as a tool; otherwise go on.";
 		}
-		if (stop.grammars.length > 0) {
-			lines.push(
-				`Your last reply wrote tool-call markup (${stop.grammars.join(", ")}) as plain text instead of making a tool call, so it was not run.`,
-			);
+		if (stop.tool !== undefined) {
+			return `Your reply ended with text that looks like a call to \`${stop.tool}\`, which was not run. If you meant to call it, call it as a tool; otherwise go on.`;
 		}
-		const active = this.deps.activeTools();
-		const schemas = this.deps.toolSchemas();
-		for (const name of stop.calls) {
-			if (!active.includes(name)) {
-				lines.push(`There is no tool named "${name}". The available tools are: ${active.join(", ") || "(none)"}.`);
-				continue;
-			}
-			const schema = schemas.get(name);
-			const shape = schema === undefined ? "" : `\n${name} takes:\n${describeExpectedShape(schema as TSchema)}`;
-			lines.push(`To run ${name}, call it now with your native tool-calling mechanism.${shape}`);
-		}
-		if (stop.calls.length === 0) {
-			lines.push(
-				"If you meant to use a tool, make the call now with your native tool-calling mechanism, not as text; otherwise continue with your answer.",
-			);
-		}
-		return lines.join("\n");
+		return "Your reply ended with text that looks like a tool call, which was not run. If you meant to call a tool, call it as a tool; otherwise go on.";
 	}
+}
+
+/** A tool name the note may quote: a plain name token, nothing a model could smuggle words or markup into. */
+const PLAIN_TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+
+function isPlainToolName(name: string): boolean {
+	return PLAIN_TOOL_NAME.test(name);
+}
+
+/** The last text part with more than whitespace, if any. */
+function lastText(message: MinimalAssistantMessage): string | undefined {
+	for (let i = message.content.length - 1; i >= 0; i--) {
+		const part = message.content[i] as { type?: unknown; text?: unknown };
+		if (part.type === "text" && typeof part.text === "string" && part.text.trim() !== "") return part.text;
+	}
+	return undefined;
 }
 
 function isAssistant(message: unknown): message is MinimalAssistantMessage {
@@ -156,16 +174,6 @@ function isAssistant(message: unknown): message is MinimalAssistantMessage {
 		(message as { role?: unknown }).role === "assistant" &&
 		Array.isArray((message as { content?: unknown }).content)
 	);
-}
-
-function textOf(message: MinimalAssistantMessage): string {
-	return message.content
-		.map((part) =>
-			(part as { type?: unknown; text?: unknown }).type === "text"
-				? String((part as { text?: unknown }).text ?? "")
-				: "",
-		)
-		.join("");
 }
 
 function hasToolCall(message: MinimalAssistantMessage): boolean {

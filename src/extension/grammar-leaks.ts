@@ -50,6 +50,10 @@ export interface GrammarLeakHandlerDeps {
 	toolSchemas(): ReadonlyMap<string, unknown>;
 	/** The `leakModels` setting: model ids whose ambiguous grammars are looked for too. */
 	leakModels?(): LeakModelPatterns;
+	/** Texts of the current run's tool results and the user's message: a leak repeating one is an echo, never a call. */
+	echoSources?(): readonly string[];
+	/** pi's own built-ins the user enabled: the only tools collapsed debris may become. Default: pi's built-in names. */
+	builtinTools?(): readonly string[];
 	telemetry: TelemetryRecorder;
 	/** The owner kind of a tool a leak was promoted to, so stats count the call with its owner. */
 	ownerOf?(toolName: string): OwnerKind | undefined;
@@ -98,6 +102,8 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 			unknownToolText: settings.unknownGrammarText,
 			toolSchemas: deps.toolSchemas(),
 		};
+		if (deps.echoSources) options.echoSources = deps.echoSources();
+		if (deps.builtinTools) options.debrisTools = new Set(deps.builtinTools());
 		if (deps.now) options.now = deps.now;
 		options.onContainedError = (label, error) => reportContainedError(label, error, deps.telemetry);
 		const result = recoverGrammarLeaks(message, options);

@@ -5,7 +5,9 @@
  * argumentsError shape, event order) were last re-verified with the checklist
  * in docs/research.md; a drift test fails loudly when the installed pi is
  * outside the range, and the version matrix (`npm run test:pi-versions`) runs
- * the extension and CLI tests on the releases in between.
+ * the extension and CLI tests on the releases in between. At load, the
+ * package's entry compares the host's own version with the floor: below it
+ * the layer registers nothing but a one-time warning saying why.
  */
 export const OLDEST_PI_VERSION = "1.3.0";
 export const VERIFIED_PI_VERSION = "1.6";
@@ -37,4 +39,49 @@ export function isKnownPiVersion(version: string): boolean {
 	const newest = parts(`${VERIFIED_PI_VERSION}.0`);
 	if (installed === undefined || oldest === undefined || newest === undefined) return false;
 	return compare(installed, oldest) >= 0 && compare([installed[0], installed[1], 0], newest) <= 0;
+}
+
+/** Is `version` older than OLDEST_PI_VERSION (or not a version at all)? Newer releases still load. */
+export function isBelowOldestPiVersion(version: unknown): boolean {
+	const installed = typeof version === "string" ? parts(version) : undefined;
+	const oldest = parts(OLDEST_PI_VERSION);
+	return installed === undefined || oldest === undefined || compare(installed, oldest) < 0;
+}
+
+/** What the layer says, once, when the host is too old to load it. */
+export function unsupportedHostWarning(version: unknown): string {
+	const found = typeof version === "string" ? `pi ${version}` : "a pi that reports no version";
+	return (
+		`pi-repair-layer needs pi ${OLDEST_PI_VERSION} or newer and found ${found}; it loaded nothing. ` +
+		`Update pi (npm install -g @earendil-works/pi-coding-agent) or remove the package.`
+	);
+}
+
+/** The part of pi's extension API the warning needs, so an old host's shape is all it relies on. */
+export interface WarningHost {
+	on(
+		event: "session_start",
+		handler: (event: unknown, ctx: { hasUI?: boolean; ui?: { notify(text: string, level: "warning"): void } }) => void,
+	): void;
+}
+
+/**
+ * Registers only a `session_start` handler that shows `warning` once per process, the way pi shows its
+ * own startup warnings: a warning notification in the TUI, a yellow `Warning: …` line on stderr otherwise.
+ */
+export function reportUnsupportedHost(
+	pi: WarningHost,
+	warning: string,
+	write: (text: string) => void = (text) => process.stderr.write(text),
+): void {
+	let shown = false;
+	pi.on("session_start", (_event, ctx) => {
+		if (shown) return;
+		shown = true;
+		if (ctx.hasUI === true && ctx.ui !== undefined) ctx.ui.notify(warning, "warning");
+		else {
+			const color = process.stderr.isTTY === true && process.env.NO_COLOR === undefined;
+			write(color ? `\x1b[33mWarning: ${warning}\x1b[39m\n` : `Warning: ${warning}\n`);
+		}
+	});
 }

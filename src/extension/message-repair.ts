@@ -262,8 +262,12 @@ export interface CallPassDeps {
 	/** Told the arguments of every call the pass rewrote. */
 	judged?: JudgedArgs;
 	contained: Contained;
-	/** The current model: its `maxTokens` is the output limit of the messages it wrote. */
-	model?: RescueDeps["model"];
+	/**
+	 * The current model: its `maxTokens` is the output limit of the messages it
+	 * wrote. Asked only for a message with malformed text: reading it makes pi
+	 * look the model up.
+	 */
+	model?: () => RescueDeps["model"];
 }
 
 type WellFormedCall = ToolCallBlock & { arguments: Record<string, unknown> };
@@ -315,8 +319,16 @@ export function judgeToolCalls<M extends { role?: unknown; content?: unknown; st
 	deps: CallPassDeps,
 ): M | undefined {
 	if (!callsMayRun(message)) return undefined;
-	const rescue = rescueDepsFor(target, deps.feedback, deps.model, deps.contained);
-	const cut = reachedOutputLimit(message, deps.model);
+	let rescue: { deps: RescueDeps; cut: boolean } | undefined;
+	const rescueOf = () => {
+		if (rescue !== undefined) return rescue;
+		const model = deps.model?.();
+		rescue = {
+			deps: rescueDepsFor(target, deps.feedback, model, deps.contained),
+			cut: reachedOutputLimit(message, model),
+		};
+		return rescue;
+	};
 	let content: unknown[] | undefined;
 	message.content.forEach((block: unknown, index: number) => {
 		if (!isToolCallBlock(block)) return;
@@ -324,7 +336,7 @@ export function judgeToolCalls<M extends { role?: unknown; content?: unknown; st
 		if (found === undefined) return;
 		const replacement = isWellFormedCall(block)
 			? deps.contained(`judge:${block.name}`, () => decideCall(block, found, deps))
-			: rescueCall(block, rescue, cut);
+			: rescueCall(block, rescueOf().deps, rescueOf().cut);
 		if (replacement === undefined) return;
 		if (replacement.argumentsError === undefined) deps.judged?.record(block.id, replacement.arguments);
 		content ??= [...message.content];

@@ -47,6 +47,7 @@ export const DEFAULT_DISPLAY_SETTINGS: Readonly<RepairSettings> = Object.freeze(
 	policyProfile: "adaptive",
 	unknownGrammarText: "preserve",
 	repairToolNames: false,
+	askOnSilentStop: true,
 });
 
 /** The keys in the order they are written to disk. */
@@ -58,6 +59,7 @@ export const SETTINGS_KEYS = [
 	"policyProfile",
 	"unknownGrammarText",
 	"repairToolNames",
+	"askOnSilentStop",
 ] as const satisfies readonly (keyof RepairSettings)[];
 
 export const POLICY_PROFILES: readonly RepairPolicyProfile[] = ["conservative", "adaptive", "recover"];
@@ -131,6 +133,7 @@ export function settingsFromObject(stored: Record<string, unknown>): {
 	const storedGrammar = pick("grammarRecovery", isOneOf(GRAMMAR_MODES));
 	const storedProfile = pick("policyProfile", isOneOf(POLICY_PROFILES));
 	const repairToolNames = pick("repairToolNames", isBoolean);
+	const askOnSilentStop = pick("askOnSilentStop", isBoolean);
 	// A 0.2 file that opted into promotion keeps promoting: its profile becomes `recover`.
 	const policyProfile = storedProfile ?? (storedGrammar === "recover" ? "recover" : "adaptive");
 	const grammarRecovery = storedGrammar ?? PROFILE_GRAMMAR_DEFAULT[policyProfile];
@@ -143,6 +146,7 @@ export function settingsFromObject(stored: Record<string, unknown>): {
 			policyProfile,
 			unknownGrammarText: unknownText ?? DEFAULT_DISPLAY_SETTINGS.unknownGrammarText,
 			repairToolNames: repairToolNames ?? DEFAULT_DISPLAY_SETTINGS.repairToolNames,
+			askOnSilentStop: askOnSilentStop ?? DEFAULT_DISPLAY_SETTINGS.askOnSilentStop,
 		},
 		rejected,
 	};
@@ -297,6 +301,7 @@ function pickSettings(settings: RepairSettings): RepairSettings {
 		policyProfile: settings.policyProfile,
 		unknownGrammarText: settings.unknownGrammarText,
 		repairToolNames: settings.repairToolNames,
+		askOnSilentStop: settings.askOnSilentStop,
 	};
 }
 

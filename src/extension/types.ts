@@ -22,6 +22,8 @@ export interface RepairSettings {
 	unknownGrammarText: UnknownGrammarTextPolicy;
 	/** Default false. Renames a call to an unknown tool when exactly one active tool matches its cleaned name. */
 	repairToolNames: boolean;
+	/** Default true. Asks once, with a visible note, when a turn ran nothing although it ended with a call written as text. */
+	askOnSilentStop: boolean;
 }
 
 /** A tool-channel repair outcome (record type A). */

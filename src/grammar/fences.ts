@@ -19,7 +19,9 @@
  *   unclosed, to the end of the text;
  * - inline code spans of any backtick-run length, paired within one paragraph
  *   as CommonMark pairs them (a run closes only at the next run of the same
- *   length; a backslash-escaped backtick opens nothing).
+ *   length; a backslash-escaped backtick opens nothing);
+ * - HTML `<code>` … `</code>` (any case) and comments `<!--` … `-->` outside
+ *   the regions above, up to their closer or, unclosed, to the end of the text.
  *
  * Where the reading is uncertain it errs towards "quoted", which never runs or
  * deletes anything: a closer indented less than its fence (a list item ended)
@@ -377,7 +379,58 @@ export function quotedRegions(text: string, lower = new CaselessText(text)): Quo
 	closeParagraph();
 	if (mode === "fence") regions.add(regionStart, length);
 	else if (mode === "indented" || mode === "quote") regions.add(regionStart, regionEnd);
-	return regions.finish();
+	return withHtmlRegions(text, lower, regions.finish());
+}
+
+/** HTML elements that quote: an opener and the closer that ends the quote. */
+const HTML_QUOTES: ReadonlyArray<{ open: string; close: string; tag: boolean }> = [
+	{ open: "<code", close: "</code>", tag: true },
+	{ open: "<!--", close: "-->", tag: false },
+];
+
+/**
+ * `base` plus the `<code>` elements and comments that open outside it. Each
+ * opener is found once (forward searches); openers inside an earlier HTML
+ * region are skipped by moving past it.
+ */
+function withHtmlRegions(text: string, lower: CaselessText, base: QuotedRegions): QuotedRegions {
+	if (lower.indexOf("<code") === -1 && lower.indexOf("<!--") === -1) return base;
+	const inBase = (offset: number) => {
+		const at = lastStartingAtOrBefore(base.starts, offset);
+		return at !== -1 && offset < (base.ends[at] ?? 0);
+	};
+	const found: Array<{ start: number; end: number }> = [];
+	const openers = HTML_QUOTES.map((quote) => ({ quote, find: forwardFinder(lower, quote.open) }));
+	let from = 0;
+	while (from < text.length) {
+		let best: { at: number; quote: (typeof HTML_QUOTES)[number] } | undefined;
+		for (const { quote, find } of openers) {
+			let at = find(from);
+			while (at !== -1 && quote.tag && !tagEndsAt(lower, at + quote.open.length)) at = find(at + 1);
+			if (at !== -1 && (best === undefined || at < best.at)) best = { at, quote };
+		}
+		if (best === undefined) break;
+		if (inBase(best.at)) {
+			from = best.at + 1;
+			continue;
+		}
+		const closer = lower.indexOf(best.quote.close, best.at + best.quote.open.length);
+		const end = closer === -1 ? text.length : closer + best.quote.close.length;
+		found.push({ start: best.at, end });
+		from = end;
+	}
+	if (found.length === 0) return base;
+	const merged = new RegionList();
+	for (let i = 0; i < base.starts.length; i++) merged.add(base.starts[i] ?? 0, base.ends[i] ?? 0);
+	for (const region of found) merged.add(region.start, region.end);
+	return merged.finish();
+}
+
+/** True when a tag name ends at `at`: `>`, whitespace, `/` or the end of the text. */
+function tagEndsAt(lower: CaselessText, at: number): boolean {
+	if (at >= lower.length) return true;
+	const c = lower.charCodeAt(at);
+	return c === codeGreaterThan || c === codeSpace || c === codeTab || c === codeReturn || c === 10 || c === 47;
 }
 
 /** Index of the last region starting at or before the whole-number `offset`, or -1. */

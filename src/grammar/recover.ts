@@ -8,11 +8,13 @@
  * `"stop"`, no real tool call present, an allowed tool name, at least one
  * argument key, not strip-only, not quoted (dropped at detection).
  *
- * Reasoning is never acted on: candidates in `thinking` parts, inside
- * reasoning spans of text parts (`<think>`, `<think …>`, `<thinking>`, any
- * case, nested, unclosed, or before a lone closer), or flagged `reasoning` by
- * their family are counted as detected and otherwise left alone — neither
- * stripped nor promoted.
+ * Only the model's own calls act (`provenance.ts`): candidates in `thinking`
+ * parts or reasoning spans are counted as detected and otherwise left alone;
+ * quoted ones, echoes of the current turn's tool results or the user's
+ * message (`options.echoSources`) and mentions inside a sentence are data,
+ * neither counted, stripped nor promoted. Text never becomes code: no leak is
+ * promoted into a script-running tool, and collapsed debris only into one of
+ * pi's own built-ins (`targets.ts`).
  *
  * One message never runs the same call twice: a call with the same name and
  * arguments (key order aside) as one already promoted is stripped, not run;
@@ -26,20 +28,14 @@
  * and the message are shallow copies.
  */
 import { stableSerialize } from "../core/stable-serialize.ts";
+import { createEchoIndex, NO_ECHOES } from "./echo.ts";
 import { detectGrammarLeaks } from "./parse.ts";
+import { createProvenanceJudge } from "./provenance.ts";
 import { removeRanges } from "./ranges.ts";
-import {
-	allIndexesOf,
-	CaselessText,
-	codeGreaterThan,
-	defineOwn,
-	firstTagAtOrAfter,
-	indexOfBefore,
-	isPlainObject,
-	isWhitespace,
-} from "./scan.ts";
+import { defineOwn, isPlainObject } from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
 import { isSentinelFramed } from "./select.ts";
+import { mayReceiveLeak } from "./targets.ts";
 import type {
 	GrammarCandidate,
 	GrammarName,
@@ -73,70 +69,6 @@ function unchangedResult(message: MinimalAssistantMessage): GrammarRecoveryResul
  * request, and each promoted call runs with the user's permissions.
  */
 export const MAX_PROMOTED_CALLS_PER_MESSAGE = 16;
-
-interface ReasoningTag {
-	at: number;
-	end: number;
-	closing: boolean;
-}
-
-/** The `<think…`/`</think…` tags of a text: `think` or `thinking`, any case, then `>`, whitespace or the end. */
-function reasoningTags(lower: CaselessText): ReasoningTag[] {
-	const tags: ReasoningTag[] = [];
-	for (const closing of [false, true]) {
-		const needle = closing ? "</think" : "<think";
-		for (const at of allIndexesOf(lower, needle)) {
-			let name = at + needle.length;
-			if (lower.startsWith("ing", name)) name += 3;
-			if (name < lower.length && lower.charCodeAt(name) !== codeGreaterThan && !isWhitespace(lower.charCodeAt(name)))
-				continue;
-			tags.push({ at, end: name, closing });
-		}
-	}
-	return tags.sort((a, b) => a.at - b.at);
-}
-
-/**
- * The reasoning spans of a text part, sorted and disjoint: from an outermost
- * opener to the closer that balances it (nesting counted), an unclosed opener
- * to the end, and a lone closer over everything before it.
- */
-export function thinkSpans(text: string): Array<{ start: number; end: number }> {
-	const lower = new CaselessText(text);
-	if (lower.indexOf("<think") === -1 && lower.indexOf("</think") === -1) return [];
-	let spans: Array<{ start: number; end: number }> = [];
-	let depth = 0;
-	let start = 0;
-	for (const tag of reasoningTags(lower)) {
-		if (!tag.closing) {
-			if (depth === 0) start = tag.at;
-			depth++;
-			continue;
-		}
-		// A closer's `>` is looked for only a short way on, so many unfinished closers stay linear.
-		const close = indexOfBefore(text, ">", tag.end, tag.end + 64);
-		const end = close === -1 ? tag.end : close + 1;
-		if (depth === 0) {
-			// A lone closer: everything before it was reasoning, whatever spans came earlier.
-			spans = [{ start: 0, end }];
-			continue;
-		}
-		depth--;
-		if (depth === 0) spans.push({ start, end });
-	}
-	if (depth > 0) spans.push({ start, end: text.length });
-	return spans;
-}
-
-/**
- * True when the candidate overlaps one of the sorted, disjoint `spans`. Only
- * the last span starting before the candidate ends can reach it (every earlier
- * one ends earlier still), so one binary search answers it.
- */
-function overlapsAny(candidate: GrammarCandidate, spans: ReadonlyArray<{ start: number; end: number }>): boolean {
-	const last = spans[firstTagAtOrAfter(spans, candidate.end) - 1];
-	return last !== undefined && last.end > candidate.start;
-}
 
 function promotedCallId(grammar: GrammarName, time: number, index: number): string {
 	return `tool_repair_${grammar.replace(/[^A-Za-z0-9]/g, "_")}_${time.toString(36)}_${index}`;
@@ -176,6 +108,7 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 	let changed = false;
 	const collected: RecoveredToolCall[] = [];
 	const promotedKeys = new Set<string>();
+	const echoes = options.echoSources === undefined ? NO_ECHOES : createEchoIndex(options.echoSources);
 	const content: Part[] = [];
 
 	for (const part of message.content) {
@@ -185,24 +118,33 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 			continue;
 		}
 		const partText = (part as Record<string, unknown>)[field] as string;
-		const detected = detectGrammarLeaks(partText, grammars);
+		const found = detectGrammarLeaks(partText, grammars);
+		const judge = createProvenanceJudge(partText, echoes, found);
+		// Only the model's own calls and its reasoning count as leaks; quoted text, echoes and mentions are data.
+		const judged = found.map((candidate) => ({
+			candidate,
+			who:
+				field === "thinking"
+					? ("reasoning" as const)
+					: candidate.markers?.some((marker) => judge.touchesQuote(marker.start, marker.end))
+						? ("quoted" as const)
+						: judge.of(candidate),
+		}));
+		const detected = judged.filter(({ who }) => who === "call" || who === "reasoning");
 		if (detected.length === 0) {
 			content.push(part);
 			continue;
 		}
 		detectedRanges += detected.length;
-		for (const candidate of detected) detectedGrammars.add(candidate.grammar);
+		for (const { candidate } of detected) detectedGrammars.add(candidate.grammar);
 		if (options.mode === "observe" || field === "thinking") {
 			content.push(part);
 			continue;
 		}
-		const spans = thinkSpans(partText);
-		const kept = detected.filter(
-			(candidate) =>
-				!candidate.reasoning &&
-				!overlapsAny(candidate, spans) &&
-				(candidate.stripOnly === true || isAllowed(candidate.name) || stripUnknown),
-		);
+		const kept = detected
+			.filter(({ who }) => who === "call")
+			.map(({ candidate }) => candidate)
+			.filter((candidate) => candidate.stripOnly === true || isAllowed(candidate.name) || stripUnknown);
 		const removed: Array<{ start: number; end: number }> = [];
 		for (const candidate of kept) {
 			const promoted = canPromote && promote(candidate);
@@ -223,6 +165,7 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 	function promote(candidate: GrammarCandidate): boolean {
 		if (!isAllowed(candidate.name)) return false;
 		const schema = options.toolSchemas?.get(candidate.name);
+		if (!mayReceiveLeak(candidate, schema, options.debrisTools)) return false;
 		const written = candidate.stripOnly ? soleFieldArguments(candidate.soleValue, schema) : candidate.arguments;
 		if (written === undefined || Object.keys(written).length === 0) return false;
 		const args = schema === undefined ? written : typeArgumentsFromSchema(written, schema, candidate.rawArguments);

@@ -7,8 +7,8 @@
  * like JSON) and keep the trimmed source text beside it (`rawArguments`).
  * With the schema at hand the choice becomes safe:
  *
- * - a field that takes a string gets the source text back when the coerced
- *   value is not one of its types (`"5"` stays `"5"`, `{"a":1}` stays text);
+ * - a field that takes a string gets the source text back, never a decoded
+ *   value (`"5"` stays `"5"`, `{"a":1}` stays text, `"1.2.3"` keeps its quotes);
  * - a string for a field that takes no string is converted only when the
  *   text is exactly a value of a wanted type (a JSON number, `true`/`false`,
  *   `null`, a JSON array or object); anything else is left for the repair
@@ -133,8 +133,9 @@ function typeOneValue(value: unknown, schema: unknown, source: string | undefine
 		return content === undefined ? AMBIGUOUS : typeElement(content, schema);
 	}
 	const types = schemaTypes(schema);
-	if (types.size === 0 || valueHasType(value, types)) return value;
+	// A field that takes a string gets the model's bytes: `"1.2.3"` stays those seven characters.
 	if (types.has("string") && source !== undefined) return source;
+	if (types.size === 0 || valueHasType(value, types)) return value;
 	if (typeof value === "string") {
 		const converted = valueFromText(value, types);
 		if (converted.ok) return converted.value;

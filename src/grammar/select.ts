@@ -16,7 +16,8 @@
  * question.
  */
 
-import { codeNewline, codeReturn, codeSpace, codeTab } from "./scan.ts";
+import { standsInSentence } from "./provenance.ts";
+import { codeSpace, codeTab } from "./scan.ts";
 import type { GrammarCandidate } from "./types.ts";
 
 function byStartThenLongest(a: GrammarCandidate, b: GrammarCandidate): number {
@@ -69,16 +70,6 @@ export function isSentinelFramed(text: string, candidate: GrammarCandidate): boo
 	let at = candidate.start;
 	while (at < candidate.end && (text.charCodeAt(at) === codeSpace || text.charCodeAt(at) === codeTab)) at++;
 	return SENTINEL_OPENINGS.some((opening) => text.startsWith(opening, at));
-}
-
-/** True when text other than spaces stands on the candidate's first line before it and on its last line after it. */
-function standsInSentence(text: string, candidate: GrammarCandidate): boolean {
-	let before = candidate.start - 1;
-	while (before >= 0 && (text.charCodeAt(before) === codeSpace || text.charCodeAt(before) === codeTab)) before--;
-	if (before < 0 || text.charCodeAt(before) === codeNewline || text.charCodeAt(before) === codeReturn) return false;
-	let after = candidate.end;
-	while (after < text.length && (text.charCodeAt(after) === codeSpace || text.charCodeAt(after) === codeTab)) after++;
-	return after < text.length && text.charCodeAt(after) !== codeNewline && text.charCodeAt(after) !== codeReturn;
 }
 
 /** Drops unframed candidates that stand inside a sentence: that is prose mentioning JSON, not a call. */

@@ -112,6 +112,16 @@ export interface GrammarRecoveryOptions {
 	 * integer field becomes 5, while JSON-looking text for a string field stays text.
 	 */
 	toolSchemas?: ReadonlyMap<string, unknown>;
+	/**
+	 * Texts the model did not write: the current turn's tool results and the
+	 * user's message. A leak that repeats one of them is an echo, never a call.
+	 */
+	echoSources?: readonly string[];
+	/**
+	 * The tools collapsed DSML debris may be promoted into: pi's own built-ins
+	 * the user enabled. Default: pi's built-in tool names.
+	 */
+	debrisTools?: ReadonlySet<string>;
 	/** Clock for promoted call IDs; default `Date.now`. */
 	now?: () => number;
 	/** Told of an internal error contained here (the message is then returned unchanged). */

@@ -39,6 +39,10 @@ export interface PiToolOwnerAdapterOptions
 	unrepairable?: "throw" | "passthrough";
 }
 
+function isEmptyObject(input: unknown): boolean {
+	return typeof input === "object" && input !== null && !Array.isArray(input) && Object.keys(input).length === 0;
+}
+
 /**
  * Returns a copy of `definition` whose `prepareArguments` repairs the input.
  * The original definition is left untouched.
@@ -64,7 +68,9 @@ export function adaptToolDefinition<TParams extends TSchema, TDetails = unknown,
 			if (isArgumentsRefused(input)) return input as Prepared;
 			const result = runRepairPipeline({ input, config });
 			if (result.outcome !== "unrepairable") return result.args as Prepared;
-			if (unrepairable === "passthrough") return input as Prepared;
+			// Argument text that was not a JSON object arrives as `{}`, its text out of reach here; pi's own
+			// message quotes that text (and names the missing fields of a real `{}`), so it speaks instead.
+			if (unrepairable === "passthrough" || isEmptyObject(input)) return input as Prepared;
 			throw new UnrepairableToolInputError(result);
 		},
 	};

@@ -2,7 +2,6 @@
  * The no-silent-stops guard on its own: which messages it continues, the
  * note it writes, at most once in a row and the per-session cap.
  */
-import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import {
 	CONTINUATION_MESSAGE_TYPE,
@@ -15,13 +14,13 @@ import type { RepairSettings } from "../../src/extension/types.ts";
 
 const glmRead = "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>secret-notes.md</arg_value>\n</tool_call>";
 
-function guard(overrides: Partial<RepairSettings> = {}, model = "glm-4.6") {
+function guard(overrides: Partial<RepairSettings> = {}, model = "glm-4.6", echoSources: string[] = []) {
 	const settings = { ...defaultRepairSettings(), ...overrides };
 	return new SilentStopGuard({
 		settings: () => settings,
 		modelId: () => model,
 		activeTools: () => ["read", "bash"],
-		toolSchemas: () => new Map([["read", Type.Object({ path: Type.String() })]]),
+		echoSources: () => echoSources,
 	});
 }
 
@@ -33,7 +32,8 @@ const ended = (toolResults: unknown[] = []): TurnEndView =>
 function noteOf(result: ReturnType<SilentStopGuard["onTurnEnd"]>): string {
 	const draft = result?.entries?.[0] as { customType?: string; content?: string; display?: boolean } | undefined;
 	expect(draft?.customType).toBe(CONTINUATION_MESSAGE_TYPE);
-	expect(draft?.display).toBe(false);
+	// Visible in the transcript and kept in the session file: a question, never a hidden instruction.
+	expect(draft?.display).toBe(true);
 	return draft?.content ?? "";
 }
 
@@ -45,25 +45,83 @@ describe("SilentStopGuard", () => {
 		const result = g.onTurnEnd(ended());
 		expect(result?.continue).toBe(true);
 		expect(noteOf(result)).toContain("stop reason toolUse");
+		expect(noteOf(result)).toContain("call it as a tool; otherwise go on.");
 	});
 
-	it("names the leaked tool and its shape, never the leaked values", () => {
+	it("asks about the active tool the reply ended with, quoting nothing else", () => {
 		const g = guard({ grammarRecovery: "strip" });
-		g.noteAssistantMessage(assistant("stop", [text(glmRead)]), assistant("stop", [text("")]));
-		const note = noteOf(g.onTurnEnd(ended()));
-		expect(note).toContain("(glm)");
-		expect(note).toContain("call it now with your native tool-calling mechanism");
-		expect(note).toContain("- path: string (required)");
-		expect(note).not.toContain("secret-notes");
+		g.noteAssistantMessage(assistant("stop", [text(`Let me look.\n${glmRead}\n`)]), assistant("stop", [text("")]));
+		expect(noteOf(g.onTurnEnd(ended()))).toBe(
+			"Your reply ended with text that looks like a call to `read`, which was not run. If you meant to call it, call it as a tool; otherwise go on.",
+		);
 	});
 
-	it("lists the available tools for a leaked call to an unknown tool", () => {
-		const g = guard({ grammarRecovery: "observe" });
-		const leaked = assistant("stop", [text(glmRead.replace("read", "open_file"))]);
-		g.noteAssistantMessage(leaked, leaked);
-		expect(noteOf(g.onTurnEnd(ended()))).toContain(
-			'There is no tool named "open_file". The available tools are: read, bash.',
-		);
+	it("asks about a sentinel-framed leak from any model id, and about an ambiguous one only for leakModels", () => {
+		const dsml =
+			'<｜DSML｜tool_calls>\n<｜DSML｜invoke name="read">\n<｜DSML｜parameter name="path" string="true">a.md</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>';
+		const unknownModel = guard({ grammarRecovery: "strip" }, "local-model");
+		unknownModel.noteAssistantMessage(assistant("stop", [text(`Reading.\n${dsml}\n`)]), assistant("stop", [text("")]));
+		expect(noteOf(unknownModel.onTurnEnd(ended()))).toContain("a call to `read`");
+
+		const ambiguous = guard({ grammarRecovery: "strip" }, "local-model");
+		ambiguous.noteAssistantMessage(assistant("stop", [text(`Reading.\n${glmRead}\n`)]), assistant("stop", [text("")]));
+		expect(ambiguous.onTurnEnd(ended())).toBeUndefined();
+
+		const settings = { ...defaultRepairSettings(), grammarRecovery: "strip" as const };
+		const named = new SilentStopGuard({
+			settings: () => settings,
+			modelId: () => "local-model",
+			activeTools: () => ["read", "bash"],
+			leakModels: () => ["local-model"],
+		});
+		named.noteAssistantMessage(assistant("stop", [text(`Reading.\n${glmRead}\n`)]), assistant("stop", [text("")]));
+		expect(noteOf(named.onTurnEnd(ended()))).toContain("a call to `read`");
+	});
+
+	it("names no tool that is not active or not a plain name token", () => {
+		for (const name of ["open_file", "read.all"]) {
+			const g = guard({ grammarRecovery: "observe" });
+			const leaked = assistant("stop", [text(glmRead.replace("read", name))]);
+			g.noteAssistantMessage(leaked, leaked);
+			const note = noteOf(g.onTurnEnd(ended()));
+			expect(note).toBe(
+				"Your reply ended with text that looks like a tool call, which was not run. If you meant to call a tool, call it as a tool; otherwise go on.",
+			);
+		}
+	});
+
+	it("continues only when the reply ends with the model's own call", () => {
+		const declined = `I will not run ${glmRead.replace(/\n/g, " ")} because it reads private notes.`;
+		const cases = [
+			// Text after the leak: the model went on, so it was not a silent stop.
+			`${glmRead}\nOn second thought, that file is not needed.`,
+			declined,
+			`[THINK]\n${glmRead}\n[/THINK]`,
+			`\u25c1think\u25b7${glmRead}`,
+			`<!--\n${glmRead}\n-->`,
+			`<code>${glmRead}</code>`,
+		];
+		for (const reply of cases) {
+			const g = guard();
+			g.noteAssistantMessage(assistant("stop", [text(reply)]), assistant("stop", [text(reply)]));
+			expect(g.onTurnEnd(ended()), reply).toBeUndefined();
+		}
+	});
+
+	it("never continues for an echo of a tool result or of the user's message", () => {
+		const file = `Notes from the repository:\n${glmRead}\n`;
+		const g = guard({}, "glm-4.6", [file]);
+		g.noteAssistantMessage(assistant("stop", [text(`The file ends with:\n${glmRead}`)]), assistant("stop", [text("")]));
+		expect(g.onTurnEnd(ended())).toBeUndefined();
+	});
+
+	it("is off on its own with askOnSilentStop false", () => {
+		const g = guard({ askOnSilentStop: false });
+		const phantom = assistant("toolUse", []);
+		g.noteAssistantMessage(phantom, phantom);
+		expect(g.onTurnEnd(ended())).toBeUndefined();
+		g.noteAssistantMessage(assistant("stop", [text(glmRead)]), assistant("stop", [text("")]));
+		expect(g.onTurnEnd(ended())).toBeUndefined();
 	});
 
 	it("leaves alone a plain answer, a message with a call, a run tool, leaks in reasoning or quotes, and off mode", () => {
@@ -124,7 +182,7 @@ describe("incomplete leak markup", () => {
 	it("continues when the cut-off markup was the whole reply", () => {
 		const g = guard({}, "deepseek-v4");
 		g.noteAssistantMessage(assistant("stop", [text(opener)]), assistant("stop", [text("")]));
-		expect(noteOf(g.onTurnEnd(ended()))).toContain("make the call now with your native tool-calling mechanism");
+		expect(noteOf(g.onTurnEnd(ended()))).toContain("looks like a tool call, which was not run");
 	});
 
 	it("leaves an answer with prose around stray markup alone", () => {

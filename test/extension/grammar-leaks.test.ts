@@ -25,6 +25,7 @@ function setup(overrides: Partial<RepairSettings> = {}, deps: Partial<GrammarLea
 		policyProfile: "adaptive",
 		unknownGrammarText: "preserve",
 		repairToolNames: false,
+		askOnSilentStop: true,
 		...overrides,
 	};
 	const records: Recorded[] = [];

@@ -63,6 +63,7 @@ function handlerFor(modelId: string, leakModels?: string[], mode: RepairSettings
 		policyProfile: "recover",
 		unknownGrammarText: "preserve",
 		repairToolNames: false,
+		askOnSilentStop: true,
 	};
 	return createGrammarLeakHandler({
 		settings: () => settings,

@@ -74,6 +74,7 @@ const sample: RepairSettings = {
 	policyProfile: "conservative",
 	unknownGrammarText: "strip",
 	repairToolNames: true,
+	askOnSilentStop: false,
 };
 
 describe("defaults", () => {
@@ -86,6 +87,7 @@ describe("defaults", () => {
 			policyProfile: "adaptive",
 			unknownGrammarText: "preserve",
 			repairToolNames: false,
+			askOnSilentStop: true,
 		});
 		expect(loadRepairSettings(join(dir, "missing.json"))).toEqual(DEFAULT_DISPLAY_SETTINGS);
 	});
@@ -230,6 +232,7 @@ describe("per-field validation", () => {
 				policyProfile: "recover",
 				unknownGrammarText: "STRIP",
 				repairToolNames: "on",
+				askOnSilentStop: "no",
 			}),
 		);
 		const loaded = loadRepairSettingsWithWarning(file);
@@ -241,9 +244,11 @@ describe("per-field validation", () => {
 			policyProfile: "recover",
 			unknownGrammarText: "preserve",
 			repairToolNames: false,
+			askOnSilentStop: true,
 		});
 		expect(loaded.warning).toContain("showIndicator");
 		expect(loaded.warning).toContain("repairToolNames");
+		expect(loaded.warning).toContain("askOnSilentStop");
 		expect(loaded.warning).toContain("grammarRecovery");
 		expect(loaded.warning).toContain("unknownGrammarText");
 		expect(loaded.warning).not.toContain("showNotes");
@@ -408,6 +413,7 @@ describe("saving", () => {
 			"policyProfile",
 			"unknownGrammarText",
 			"repairToolNames",
+			"askOnSilentStop",
 		]);
 	});
 
@@ -439,6 +445,7 @@ describe("saving", () => {
 			"policyProfile",
 			"unknownGrammarText",
 			"repairToolNames",
+			"askOnSilentStop",
 			"futureOption",
 			"note",
 		]);

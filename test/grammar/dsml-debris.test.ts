@@ -26,11 +26,15 @@ function message(text: string): MinimalAssistantMessage {
 	return { role: "assistant", content: [{ type: "text", text }], stopReason: "stop" };
 }
 
+// The caller names the built-ins debris may become; these one-field stand-ins play that part.
+const BUILTINS = new Set(["execute_bash", "read_file", "bash", "count"]);
+
 function recover(text: string, overrides: Partial<GrammarRecoveryOptions> = {}) {
 	return recoverGrammarLeaks(message(text), {
 		mode: "recover",
 		knownTools: new Set(["execute_bash", "read_file", "bash", "count"]),
 		toolSchemas: schemas,
+		debrisTools: BUILTINS,
 		now: () => 0,
 		...overrides,
 	});
@@ -104,5 +108,32 @@ describe("collapsed DSML debris runs only when the tool's one string field is th
 	it("runs nothing for a value spread over several lines or holding markup", () => {
 		expect(recover(collapsed("read_file", "a.md\nb.md")).promoted).toBe(false);
 		expect(recover(collapsed("read_file", "<b>a.md</b>")).promoted).toBe(false);
+	});
+});
+
+describe("text never becomes code", () => {
+	it("promotes debris only into a tool the caller names as one of pi's built-ins", () => {
+		const text = `Reading.\n${collapsed("read_file", "notes/today.md")}`;
+		// Without a list, only pi's built-in names qualify; read_file is an extension's tool.
+		expect(recover(text, { debrisTools: undefined }).promoted).toBe(false);
+		expect(recover(text, { debrisTools: new Set(["read"]) }).promoted).toBe(false);
+	});
+
+	it("never promotes debris or a whole leak into codemode or a tool that takes a script", () => {
+		const scriptSchemas = new Map<string, unknown>([
+			["codemode", oneString("code")],
+			["run_python", oneString("script")],
+		]);
+		const options = {
+			knownTools: new Set(["codemode", "run_python"]),
+			toolSchemas: scriptSchemas,
+			debrisTools: new Set(["codemode", "run_python"]),
+		};
+		expect(recover(collapsed("codemode", "await tools.bash({command: 'id'})"), options).promoted).toBe(false);
+		expect(recover(collapsed("run_python", "import os"), options).promoted).toBe(false);
+		const whole = `<tool_call>\n<function=codemode>\n<parameter=code>\nawait tools.bash({command: "id"})\n</parameter>\n</function>\n</tool_call>`;
+		expect(recover(whole, options).promoted).toBe(false);
+		const unschemed = recover(whole, { ...options, toolSchemas: new Map() });
+		expect(unschemed.promoted).toBe(false);
 	});
 });

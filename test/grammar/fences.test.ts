@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createQuotedIndex, createScanContext, quotedRegions } from "../../src/grammar/fences.ts";
 import { GRAMMAR_NAMES } from "../../src/grammar/types.ts";
+import { seeded } from "./seed.ts";
 
 /** The quoted state at the offset of `marker` (which must occur once). */
 function quotedAt(text: string, marker: string): boolean {
@@ -148,7 +149,7 @@ describe("quoted-region index, generated documents", () => {
 				for (const marker of quoted) expect(inside(text.indexOf(marker)), marker).toBe(true);
 				for (const marker of prose) expect(inside(text.indexOf(marker)), marker).toBe(false);
 			}),
-			{ numRuns: 300 },
+			seeded(300),
 		);
 	});
 });

@@ -18,6 +18,7 @@ import { preprocessInput } from "../../src/core/preprocess.ts";
 import { GRAMMAR_NAMES, parseToolGrammarLeaks, recoverGrammarLeaks } from "../../src/grammar/index.ts";
 import type { GrammarName, MinimalAssistantMessage } from "../../src/grammar/types.ts";
 import { callArbitrary, type Renderer } from "./families/family-fixtures.ts";
+import { seeded } from "./seed.ts";
 
 const renderDir = new URL("./render/", import.meta.url);
 const renderers: Array<{ grammar: GrammarName; renderer: Renderer }> = [];
@@ -48,7 +49,7 @@ describe.each(renderers)("$grammar", ({ grammar, renderer }) => {
 					{ name: call.name, arguments: JSON.parse(JSON.stringify(call.arguments)) as unknown, grammar },
 				]);
 			}),
-			{ numRuns: RUNS },
+			seeded(RUNS),
 		);
 	});
 
@@ -69,7 +70,7 @@ describe.each(renderers)("$grammar", ({ grammar, renderer }) => {
 				expect(result.promoted).toBe(false);
 				expect(result.message.content.some((part) => part.type === "toolCall")).toBe(false);
 			}),
-			{ numRuns: RUNS },
+			seeded(RUNS),
 		);
 	});
 
@@ -82,7 +83,7 @@ describe.each(renderers)("$grammar", ({ grammar, renderer }) => {
 				const twice = recoverGrammarLeaks(once.message, options);
 				expect(twice.message.content).toEqual(once.message.content);
 			}),
-			{ numRuns: RUNS },
+			seeded(RUNS),
 		);
 	});
 });
@@ -119,7 +120,7 @@ describe("the value strips", () => {
 				expect(twice.result.changed).toBe(false);
 				expect(twice.input).toEqual(once.input);
 			}),
-			{ numRuns: 500 },
+			seeded(500),
 		);
 	});
 
@@ -130,7 +131,7 @@ describe("the value strips", () => {
 				stripValues({ toolName, input: value, modelId });
 				expect(value).toEqual(snapshot);
 			}),
-			{ numRuns: 300 },
+			seeded(300),
 		);
 	});
 });
@@ -178,7 +179,7 @@ describe("any text at all", () => {
 				if (!result.changed) expect(result.message).toBe(input);
 				parseToolGrammarLeaks(text);
 			}),
-			{ numRuns: 1000 },
+			seeded(1000),
 		);
 	});
 });

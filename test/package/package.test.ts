@@ -2,7 +2,9 @@
  * Runs the package smoke test (`scripts/test-package.ts`) as part of the test
  * suite, so CI checks the packed artifact on every run: pack, install next to
  * pi, import every subpath from Node ESM and TypeScript, load with
- * `pi install` and `pi -e` and repair a call in print mode.
+ * `pi install` and `pi -e` and repair a call in print mode, publish to a
+ * registry started on 127.0.0.1 and `pi install npm:pi-repair-layer` from it,
+ * and check that every route loads one pi.
  *
  * It packs the `dist/` that `npm run ci` builds just before the tests
  * (`--no-build`), so it never rewrites files other tests may be reading. When

@@ -119,8 +119,13 @@ describe("adaptToolDefinition", () => {
 describe("calls pi refuses with its own argumentsError", () => {
 	it("hands the marked empty stand-in over unchanged, so pi's message with the model's text stands", () => {
 		const adapted = adaptToolDefinition(pathTool());
+		// Unmarked too: alone, the adapter cannot tell a real `{}` from a stand-in, and pi's validation names the field.
+		const bare = {};
+		expect(adapted.prepareArguments?.(bare)).toBe(bare);
+		expect(() =>
+			validateToolArguments(adapted, { type: "toolCall", id: "c", name: "open_path", arguments: bare }),
+		).toThrow(/path/);
 		const args = {};
-		expect(() => adapted.prepareArguments?.(args)).toThrow(UnrepairableToolInputError);
 		markArgumentsRefused(args);
 		expect(adapted.prepareArguments?.(args)).toBe(args);
 		const argumentsError = "Expected ',' or '}'\n\nReceived arguments:\n{\"path\": \"a";

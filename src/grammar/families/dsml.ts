@@ -206,6 +206,8 @@ interface ParsedInvoke {
 	name: string;
 	arguments: Record<string, unknown>;
 	rawArguments: Record<string, string>;
+	/** A value's end cannot be known: strip or observe, never run. */
+	ambiguous?: boolean;
 }
 
 /** Arguments of one invoke whose opener is tag `open` and closer tag `close`. */
@@ -229,12 +231,13 @@ function readDsmlInvoke(text: string, tags: DsmlTag[], tables: Tables, open: num
 			defineOwn(args, parameter.key, parameter.value);
 		}
 	}
-	return { name, arguments: args, rawArguments: raw };
+	return { name, arguments: args, rawArguments: raw, ...(parameters.ambiguous ? { ambiguous: true } : {}) };
 }
 
 function candidateOf(call: ParsedInvoke, start: number, end: number): GrammarCandidate {
 	const candidate: GrammarCandidate = { name: call.name, arguments: call.arguments, grammar: "dsml", start, end };
 	if (Object.keys(call.rawArguments).length > 0) candidate.rawArguments = call.rawArguments;
+	if (call.ambiguous === true) candidate.stripOnly = true;
 	return candidate;
 }
 

@@ -48,7 +48,7 @@ import {
 	maybeParseJsonValue,
 	nextCloserTable,
 	parameterElements,
-	parseJsonValueOrString,
+	readTagValue,
 	skipInlineSpace,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
@@ -60,6 +60,8 @@ interface InvokeCall {
 	name: string;
 	arguments: Record<string, unknown>;
 	rawArguments: Record<string, string>;
+	/** A value's end cannot be known: strip or observe, never run. */
+	ambiguous?: boolean;
 }
 
 interface InvokeIndex {
@@ -77,6 +79,7 @@ function candidate(text: string, call: InvokeCall, start: number, end: number): 
 	// A namespace token right before the range is part of the markup.
 	const from = text.startsWith(M3_NAMESPACE, start - M3_NAMESPACE.length) ? start - M3_NAMESPACE.length : start;
 	const found: GrammarCandidate = { name: call.name, arguments: call.arguments, grammar: "invoke", start: from, end };
+	if (call.ambiguous === true) found.stripOnly = true;
 	if (Object.keys(call.rawArguments).length > 0) found.rawArguments = call.rawArguments;
 	return found;
 }
@@ -98,13 +101,12 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 	const args: Record<string, unknown> = {};
 	const raw: Record<string, string> = {};
 	for (const parameter of parameters) {
-		// Values are trimmed and loosely coerced; `string="false"` asks for JSON outright.
-		const value = parameter.value.trim();
-		const read = parameter.stringAttr === "false" ? parseJsonValueOrString(value) : maybeParseJsonValue(value);
-		defineOwn(args, parameter.key, read);
-		defineOwn(raw, parameter.key, value);
+		// Values are the model's bytes, loosely coerced; `string="false"` asks for JSON outright.
+		const read = readTagValue(parameter.value, parameter.stringAttr === "false" ? "strict" : "loose");
+		defineOwn(args, parameter.key, read.value);
+		defineOwn(raw, parameter.key, read.raw);
 	}
-	return { name, arguments: args, rawArguments: raw };
+	return { name, arguments: args, rawArguments: raw, ...(parameters.ambiguous ? { ambiguous: true } : {}) };
 }
 
 /** Every invoke element whose opener lies in `[from, to)` and whose closer ends by `to`. */

@@ -24,9 +24,10 @@ import {
 	defineOwn,
 	firstIndexAtOrAfter,
 	indexOfBefore,
-	maybeParseJsonValue,
+	isWhitespace,
 	perContext,
 	readIdentifier,
+	readTagValue,
 	skipInlineSpace,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
@@ -65,33 +66,54 @@ export interface QwenFunction {
 	rawArguments: Record<string, string>;
 	start: number;
 	end: number;
+	/** The parameters' ends cannot be known: strip or observe, never run. */
+	ambiguous: boolean;
 }
 
-/** Reads `<parameter=KEY>V</parameter>` pairs in `[from, to)`: KEY trimmed, V trimmed and loosely coerced. */
+/**
+ * Reads `<parameter=KEY>V</parameter>` pairs in `[from, to)`: KEY trimmed, V
+ * as the model's bytes (`readTagValue`). Ambiguous when anything but
+ * whitespace stands between the parameters or after the last one (a value
+ * that held its own `</parameter>`, a closer with no opener), or a value holds
+ * a parameter opener: the value's end cannot be known, so nothing may run.
+ */
 function readParameters(
 	text: string,
 	index: QwenIndex,
 	from: number,
 	to: number,
-): { args: Record<string, unknown>; raw: Record<string, string> } {
+): { args: Record<string, unknown>; raw: Record<string, string>; ambiguous: boolean } {
 	const args: Record<string, unknown> = {};
 	const raw: Record<string, string> = {};
+	let ambiguous = false;
+	let gapStart = from;
 	let at = firstAtOrAfter(index.parameterOpen, from);
 	while (at !== -1 && at < to) {
+		if (!isBlank(text, gapStart, at)) ambiguous = true;
 		const keyStart = at + PARAMETER_OPEN.length;
 		const gt = indexOfBefore(text, ">", keyStart, to);
 		if (gt === -1) break;
 		const close = firstAtOrAfter(index.parameterClose, gt + 1);
 		if (close === -1 || close + PARAMETER_CLOSE.length > to) break;
+		const nested = firstAtOrAfter(index.parameterOpen, gt + 1);
+		if (nested !== -1 && nested < close) ambiguous = true;
 		const key = text.slice(keyStart, gt).trim();
-		const value = text.slice(gt + 1, close).trim();
 		if (key !== "") {
-			defineOwn(args, key, maybeParseJsonValue(value));
-			defineOwn(raw, key, value);
+			const read = readTagValue(text.slice(gt + 1, close), "loose");
+			defineOwn(args, key, read.value);
+			defineOwn(raw, key, read.raw);
 		}
-		at = firstAtOrAfter(index.parameterOpen, close + PARAMETER_CLOSE.length);
+		gapStart = close + PARAMETER_CLOSE.length;
+		at = nested !== -1 && nested < close ? -1 : firstAtOrAfter(index.parameterOpen, gapStart);
 	}
-	return { args, raw };
+	if (!isBlank(text, gapStart, to)) ambiguous = true;
+	return { args, raw, ambiguous };
+}
+
+/** True when `text[from, to)` is only whitespace. */
+function isBlank(text: string, from: number, to: number): boolean {
+	for (let i = from; i < to; i++) if (!isWhitespace(text.charCodeAt(i))) return false;
+	return true;
 }
 
 /** Every `<function=NAME>…</function>` element starting in `[from, to)` and closed by `to`, except those `skip` rejects by start. */
@@ -117,8 +139,8 @@ export function qwenFunctionsIn(
 		const end = close + FUNCTION_CLOSE.length;
 		if (close === -1 || end > to) break;
 		if (!skip?.(at)) {
-			const { args, raw } = readParameters(text, index, gt + 1, close);
-			found.push({ name: ident.name, arguments: args, rawArguments: raw, start: at, end });
+			const { args, raw, ambiguous } = readParameters(text, index, gt + 1, close);
+			found.push({ name: ident.name, arguments: args, rawArguments: raw, start: at, end, ambiguous });
 		}
 		at = firstAtOrAfter(index.functionOpen, end);
 	}
@@ -129,6 +151,7 @@ export function qwenFunctionsIn(
 export function qwenCandidate(fn: QwenFunction, start: number, end: number): GrammarCandidate {
 	const found: GrammarCandidate = { name: fn.name, arguments: fn.arguments, grammar: "qwen", start, end };
 	if (Object.keys(fn.rawArguments).length > 0) found.rawArguments = fn.rawArguments;
+	if (fn.ambiguous) found.stripOnly = true;
 	return found;
 }
 

@@ -6,8 +6,10 @@
  *
  * 1. qwen `<function=NAME>` elements (grammar `qwen`);
  * 2. a JSON call object or array (the body, trimmed and with one markdown
- *    fence unwrapped, starts with `{` or `[`): `<tools>` bodies are `qwen`; `<tool_call>` bodies are `granite`,
- *    or `qwen` when granite is disabled;
+ *    fence unwrapped, starts with `{` or `[`): a `<tool_call>` array body is
+ *    Granite's call list (`granite`, or `qwen` when granite is disabled);
+ *    every other JSON body is Qwen/Hermes' (`qwen`, or `granite` when qwen is
+ *    disabled);
  * 3. a glm `NAME <arg_key>…` body (grammar `glm`).
  *
  * Every call of a wrapper shares the wrapper range; the fence check is at the
@@ -52,13 +54,14 @@ function jsonBodyCandidates(
 	start: number,
 	end: number,
 ): GrammarCandidate[] {
-	const granite = context.enabled.has("granite");
-	const grammar: GrammarName = kind === "tool_call" && granite ? "granite" : "qwen";
-	if (!context.enabled.has(grammar)) return [];
 	const json = unwrapMarkdownFence(body.trim());
 	// Only a body that is JSON: a JSON value nested in a glm argument is data, not a call.
 	const first = json.charCodeAt(0);
 	if (first !== codeOpeningBrace && first !== codeOpeningBracket) return [];
+	const preferred: GrammarName = kind === "tool_call" && first === codeOpeningBracket ? "granite" : "qwen";
+	const other: GrammarName = preferred === "granite" ? "qwen" : "granite";
+	const grammar = context.enabled.has(preferred) ? preferred : other;
+	if (!context.enabled.has(grammar)) return [];
 	const calls = callsFromJsonText(json);
 	return calls.map((call) => ({ name: call.name, arguments: call.arguments, grammar, start, end }));
 }

@@ -15,6 +15,7 @@ import {
 	isWhitespace,
 } from "./chars.ts";
 import { lowerBound, skipInlineSpace } from "./cursor.ts";
+import { maybeParseJsonValue, parseJsonValueOrString } from "./json-calls.ts";
 
 /**
  * The value of `attr="..."` or `attr='...'` inside `text[from, to)` (a tag's
@@ -121,6 +122,13 @@ export interface ParameterElement {
 }
 
 /**
+ * Parameter elements in text order; `ambiguous` when text other than
+ * whitespace stands between or after them, a parameter closer has no opener,
+ * or a value holds a parameter opener: a value's end cannot be known.
+ */
+export type ParameterElements = ParameterElement[] & { ambiguous?: boolean };
+
+/**
  * The `<parameter name=…>` elements between the tags at indexes `open` and
  * `close` of `tags` (the `<invoke>` form, plain or DSML-prefixed); `closers`
  * gives for each index the next `</parameter>` at or after it. Undefined when
@@ -133,18 +141,26 @@ export function parameterElements(
 	closers: Int32Array,
 	open: number,
 	close: number,
-): ParameterElement[] | undefined {
-	let found: ParameterElement[] | undefined;
+): ParameterElements | undefined {
+	let found: ParameterElements | undefined;
+	let gapStart = (tags[open] as ListedTag).end;
 	let k = open + 1;
 	while (k < close) {
 		const tag = tags[k] as ListedTag;
 		if (tag.complete === false || tag.closing || tag.name !== "parameter") {
+			// A parameter closer with no opener: some value's end is not where it seems.
+			if (found !== undefined && tag.closing && tag.name === "parameter") found.ambiguous = true;
 			k++;
 			continue;
 		}
 		const end = closers[k + 1] ?? -1;
 		if (end === -1 || end >= close) break;
 		found ??= [];
+		if (!isBlankText(text, gapStart, tag.start)) found.ambiguous = true;
+		for (let inner = k + 1; inner < end; inner++) {
+			const nested = tags[inner] as ListedTag;
+			if (nested.name === "parameter" && !nested.closing) found.ambiguous = true;
+		}
 		const key = attributeValue(text, tag.attrStart, tag.attrEnd, "name");
 		if (key !== undefined) {
 			found.push({
@@ -153,7 +169,43 @@ export function parameterElements(
 				stringAttr: attributeValue(text, tag.attrStart, tag.attrEnd, "string")?.trim().toLowerCase(),
 			});
 		}
+		gapStart = (tags[end] as ListedTag).end;
 		k = end + 1;
 	}
+	if (found !== undefined && !isBlankText(text, gapStart, (tags[close] as ListedTag).start)) found.ambiguous = true;
 	return found;
+}
+
+/** True when `text[from, to)` is only whitespace. */
+function isBlankText(text: string, from: number, to: number): boolean {
+	for (let i = from; i < to; i++) if (!isWhitespace(text.charCodeAt(i))) return false;
+	return true;
+}
+
+/**
+ * An element's value as the model wrote it: the text between the tags
+ * without the one newline the element form adds after the opener and the
+ * one before the closer. Indentation and further newlines are the value's.
+ */
+export function elementValueBytes(inner: string): string {
+	let start = 0;
+	let end = inner.length;
+	if (inner.startsWith("\r\n")) start = 2;
+	else if (inner.startsWith("\n")) start = 1;
+	if (end - start >= 2 && inner.endsWith("\r\n")) end -= 2;
+	else if (end > start && inner.endsWith("\n")) end -= 1;
+	return inner.slice(start, end);
+}
+
+/**
+ * A value read from element text: `raw` is the model's bytes
+ * ({@link elementValueBytes}); `value` is the JSON value the trimmed text
+ * spells when it is one (`json: "loose"` when it starts like JSON, `"strict"`
+ * whenever it parses), else the bytes themselves.
+ */
+export function readTagValue(inner: string, json: "loose" | "strict"): { value: unknown; raw: string } {
+	const raw = elementValueBytes(inner);
+	const trimmed = raw.trim();
+	const read = json === "strict" ? parseJsonValueOrString(trimmed) : maybeParseJsonValue(trimmed);
+	return { value: read === trimmed ? raw : read, raw };
 }

@@ -14,6 +14,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createScanContext } from "../../../src/grammar/fences.ts";
 import type { FamilyParser, GrammarCandidate, GrammarName } from "../../../src/grammar/types.ts";
+import { seeded } from "../seed.ts";
 
 export interface ExpectedCandidate {
 	name: string;
@@ -142,7 +143,7 @@ export function describeRoundTrip(
 						}
 					},
 				),
-				{ numRuns: 300 },
+				seeded(300),
 			);
 		});
 	});
@@ -201,7 +202,7 @@ export function describeTokenSoup(family: string, parser: FamilyParser, tokens: 
 						}
 					}
 				}),
-				{ numRuns: 400 },
+				seeded(400),
 			);
 		});
 	});

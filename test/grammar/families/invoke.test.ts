@@ -17,10 +17,10 @@ describe("invoke shapes before selection", () => {
 		expect(found).toEqual([text, element]);
 	});
 
-	it("keeps the raw text of coerced values for schema typing", () => {
+	it("keeps the bytes of coerced values for schema typing (a string field gets them as written)", () => {
 		const [found] = runParser(parseInvoke, '<invoke name="a"><parameter name="n"> 5 </parameter></invoke>');
 		expect(found?.arguments).toEqual({ n: 5 });
-		expect(found?.rawArguments).toEqual({ n: "5" });
+		expect(found?.rawArguments).toEqual({ n: " 5 " });
 	});
 
 	it("does not treat an invoke word in the middle of a line as a bracket-less invoke", () => {

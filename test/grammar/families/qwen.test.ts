@@ -12,8 +12,13 @@ describeRoundTrip("qwen", "qwen", qwenParser, renderer);
 describe("qwen JSON bodies in tool_call", () => {
 	const text = '<tool_call>{"name": "read", "arguments": {"path": "a"}}</tool_call>';
 
-	it("labels them granite while granite is enabled", () => {
-		expect(parseToolCallWrappers(createScanContext(text)).map((c) => c.grammar)).toEqual(["granite"]);
+	it("labels a JSON object body qwen (Qwen/Hermes), with every family enabled", () => {
+		expect(parseToolCallWrappers(createScanContext(text)).map((c) => c.grammar)).toEqual(["qwen"]);
+	});
+
+	it("labels a JSON array body granite (Granite's call list)", () => {
+		const list = '<tool_call>[{"name": "read", "arguments": {"path": "a"}}]</tool_call>';
+		expect(parseToolCallWrappers(createScanContext(list)).map((c) => c.grammar)).toEqual(["granite"]);
 	});
 
 	it("labels them qwen when granite is disabled", () => {

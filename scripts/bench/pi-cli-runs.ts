@@ -1,0 +1,167 @@
+/**
+ * Paired runs of the real pi CLI for the startup and session benchmarks.
+ *
+ * Each run is `node <pi bin> -p --no-session …` with the scripted provider
+ * (test/fixtures/scripted-provider.ts) playing a given script, offline, with an
+ * isolated agent folder. A preload (`resource-usage.mjs`) writes the pi
+ * process's own user+system CPU time and peak resident memory when it exits,
+ * so nothing of the wrapper is counted. Runs with and without the layer
+ * alternate (the order flips every pair), so both arms see the same load on a
+ * shared machine; the medians of each arm, their ratio and difference, and the
+ * median of the per-pair ratios are printed.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const PI_BIN = join(ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+const PROVIDER = join(ROOT, "test/fixtures/scripted-provider.ts");
+const USAGE = join(ROOT, "scripts/bench/resource-usage.mjs");
+
+export interface Usage {
+	cpuMs: number;
+	rssMiB: number;
+}
+
+/** One arm of a pair: the extension arguments and agent folder it runs with. */
+export interface Arm {
+	/** Arguments placed after the scripted provider's `-e` (for example `["-e", checkout]`). */
+	args: readonly string[];
+	/** PI_CODING_AGENT_DIR; a fresh empty one when omitted. */
+	agentDir?: string;
+	/** Pass `-ne` (no discovered extensions or packages). */
+	noExtensions: boolean;
+}
+
+export interface PairedOptions {
+	label: string;
+	script: unknown;
+	/** Files to create in the workspace before each run. */
+	files?: Record<string, string>;
+	without: Arm;
+	with: Arm;
+	pairs: number;
+}
+
+/** Runs pi once and returns the usage its preload recorded. */
+export function runPi(arm: Arm, scriptPath: string, files: Record<string, string> = {}): Usage {
+	const work = mkdtempSync(join(tmpdir(), "pi-repair-bench-"));
+	try {
+		const workspace = join(work, "workspace");
+		mkdirSync(workspace);
+		for (const [name, content] of Object.entries(files)) writeFileSync(join(workspace, name), content);
+		const agentDir = arm.agentDir ?? join(work, "agent");
+		mkdirSync(agentDir, { recursive: true });
+		const usagePath = join(work, "usage.json");
+		const result = spawnSync(
+			process.execPath,
+			[
+				"--import",
+				USAGE,
+				PI_BIN,
+				"-p",
+				"--no-session",
+				...(arm.noExtensions ? ["-ne"] : []),
+				"-e",
+				PROVIDER,
+				...arm.args,
+				"--provider",
+				"scripted",
+				"--model",
+				"scripted-1",
+				"go",
+			],
+			{
+				cwd: workspace,
+				encoding: "utf8",
+				maxBuffer: 64 * 1024 * 1024,
+				timeout: 300_000,
+				env: {
+					...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("PI_"))),
+					PATH: [dirname(process.execPath), process.env.PATH ?? ""].join(delimiter),
+					PI_CODING_AGENT_DIR: agentDir,
+					PI_OFFLINE: "1",
+					PI_SCRIPTED_SCRIPT: scriptPath,
+					PI_TOOL_REPAIR_TELEMETRY: join(work, "telemetry.jsonl"),
+					PI_TOOL_REPAIR_SETTINGS: join(work, "settings.json"),
+					PI_REPAIR_BENCH_USAGE: usagePath,
+					NO_COLOR: "1",
+				},
+			},
+		);
+		if (result.status !== 0 || !existsSync(usagePath))
+			throw new Error(`pi exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
+		return JSON.parse(readFileSync(usagePath, "utf8")) as Usage;
+	} finally {
+		rmSync(work, { recursive: true, force: true });
+	}
+}
+
+function median(values: readonly number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = Math.floor(sorted.length / 2);
+	return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+export interface PairedResult {
+	label: string;
+	withoutCpuMs: number;
+	withCpuMs: number;
+	cpuRatio: number;
+	pairedCpuRatio: number;
+	withoutRssMiB: number;
+	withRssMiB: number;
+	rssDifferenceMiB: number;
+}
+
+/** Runs `pairs` alternating pairs after one warm-up pair (pi's and the loader's caches), and prints the medians. */
+export function pairedRuns(options: PairedOptions): PairedResult {
+	const scriptDir = mkdtempSync(join(tmpdir(), "pi-repair-bench-script-"));
+	try {
+		const scriptPath = join(scriptDir, "script.json");
+		writeFileSync(scriptPath, JSON.stringify(options.script));
+		runPi(options.without, scriptPath, options.files);
+		runPi(options.with, scriptPath, options.files);
+		const without: Usage[] = [];
+		const withLayer: Usage[] = [];
+		for (let pair = 0; pair < options.pairs; pair += 1) {
+			const order = pair % 2 === 0 ? [false, true] : [true, false];
+			for (const layered of order) {
+				if (layered) withLayer.push(runPi(options.with, scriptPath, options.files));
+				else without.push(runPi(options.without, scriptPath, options.files));
+			}
+		}
+		const result: PairedResult = {
+			label: options.label,
+			withoutCpuMs: median(without.map((usage) => usage.cpuMs)),
+			withCpuMs: median(withLayer.map((usage) => usage.cpuMs)),
+			cpuRatio: 0,
+			pairedCpuRatio: median(withLayer.map((usage, index) => usage.cpuMs / (without[index]?.cpuMs ?? Number.NaN))),
+			withoutRssMiB: median(without.map((usage) => usage.rssMiB)),
+			withRssMiB: median(withLayer.map((usage) => usage.rssMiB)),
+			rssDifferenceMiB: 0,
+		};
+		result.cpuRatio = result.withCpuMs / result.withoutCpuMs;
+		result.rssDifferenceMiB = result.withRssMiB - result.withoutRssMiB;
+		console.log(
+			`${options.label.padEnd(28)} CPU ${result.withoutCpuMs.toFixed(0)} -> ${result.withCpuMs.toFixed(0)} ms` +
+				` (${result.cpuRatio.toFixed(3)}x, paired ${result.pairedCpuRatio.toFixed(3)}x, ` +
+				`${(result.withCpuMs - result.withoutCpuMs).toFixed(0)} ms)` +
+				`  peak RSS ${result.withoutRssMiB.toFixed(1)} -> ${result.withRssMiB.toFixed(1)} MiB` +
+				` (${result.rssDifferenceMiB >= 0 ? "+" : ""}${result.rssDifferenceMiB.toFixed(1)} MiB)` +
+				`  ${options.pairs} pairs`,
+		);
+		return result;
+	} finally {
+		rmSync(scriptDir, { recursive: true, force: true });
+	}
+}
+
+/** How many pairs to run: `PAIRS=<n>` in the environment, else `fallback`. */
+export function pairCount(fallback: number): number {
+	const wanted = Number(process.env.PAIRS);
+	return Number.isInteger(wanted) && wanted > 0 ? wanted : fallback;
+}

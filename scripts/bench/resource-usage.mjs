@@ -1,0 +1,16 @@
+/**
+ * Preloaded into the pi process by the CLI benchmarks (`--import`): when the
+ * process exits it writes its own user+system CPU time and peak resident
+ * memory to PI_REPAIR_BENCH_USAGE, so the wrapper that starts it is not counted.
+ */
+import { writeFileSync } from "node:fs";
+
+const out = process.env.PI_REPAIR_BENCH_USAGE;
+if (out) {
+	process.on("exit", () => {
+		const usage = process.resourceUsage();
+		const cpuMs = (usage.userCPUTime + usage.systemCPUTime) / 1000;
+		// maxRSS is in KiB.
+		writeFileSync(out, JSON.stringify({ cpuMs, rssMiB: usage.maxRSS / 1024 }));
+	});
+}

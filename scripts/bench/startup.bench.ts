@@ -1,0 +1,99 @@
+/**
+ * `npm run bench -- startup`: what loading the layer adds to pi's start.
+ *
+ * The real pi CLI in print mode answers one scripted reply, with and without
+ * the layer in turn (scripts/bench/pi-cli-runs.ts), in the two routes users
+ * load it by:
+ *   - installed: the packed tarball installed with `pi install` into an agent
+ *     folder (the way pi installs a published package), against an empty one;
+ *   - the same, against an agent folder holding a package whose extension
+ *     does nothing (installed the same way), which separates what pi spends
+ *     on any installed package from what the layer adds;
+ *   - built checkout: `pi -e <this checkout>` after `npm run build`.
+ * Prints user+system CPU and peak RSS medians, their ratio and difference.
+ * The budget: at most 5% more CPU and 8 MiB more peak memory. `PAIRS=<n>`
+ * sets the number of pairs (default 15).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pairCount, pairedRuns, ROOT } from "./pi-cli-runs.ts";
+
+const PI_BIN = join(ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+const SCRIPT = [{ text: "hello" }];
+const pairs = pairCount(15);
+
+function npm(args: readonly string[], cwd: string): void {
+	const result = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd, encoding: "utf8" });
+	if (result.status !== 0) throw new Error(`npm ${args.join(" ")} failed:\n${result.stderr}`);
+}
+
+/** Installs `source` with `pi install` into `agentDir`, offline. */
+function piInstall(agentDir: string, source: string, cwd: string): void {
+	const result = spawnSync(process.execPath, [PI_BIN, "install", source], {
+		cwd,
+		encoding: "utf8",
+		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" },
+	});
+	if (result.status !== 0) throw new Error(`pi install ${source} failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+/** A package whose extension registers nothing, laid out like the layer's (a manifest naming a TypeScript entry). */
+function controlPackage(work: string): string {
+	const folder = join(work, "control");
+	mkdirSync(folder);
+	writeFileSync(
+		join(folder, "package.json"),
+		JSON.stringify({
+			name: "pi-repair-control",
+			version: "1.0.0",
+			type: "module",
+			pi: { extensions: ["./extension.ts"] },
+		}),
+	);
+	writeFileSync(join(folder, "extension.ts"), "export default function control(): void {}\n");
+	npm(["pack", "--pack-destination", work], folder);
+	return join(work, "pi-repair-control-1.0.0.tgz");
+}
+
+if (!existsSync(join(ROOT, "dist", "bundle", "layer.js"))) {
+	console.log("no build: run `npm run build` first (the startup bench measures the built layer)");
+} else {
+	const work = mkdtempSync(join(tmpdir(), "pi-repair-startup-"));
+	try {
+		npm(["pack", "--ignore-scripts", "--pack-destination", work], ROOT);
+		const tarball = readdirSync(work).find((name) => name.endsWith(".tgz"));
+		const installedAgent = join(work, "agent-installed");
+		const emptyAgent = join(work, "agent-empty");
+		mkdirSync(installedAgent);
+		mkdirSync(emptyAgent);
+		piInstall(installedAgent, `npm:pi-repair-layer@file:${join(work, tarball ?? "")}`, work);
+		const controlAgent = join(work, "agent-control");
+		mkdirSync(controlAgent);
+		piInstall(controlAgent, `npm:pi-repair-control@file:${controlPackage(work)}`, work);
+		pairedRuns({
+			label: "installed (pi install)",
+			script: SCRIPT,
+			without: { args: [], agentDir: emptyAgent, noExtensions: false },
+			with: { args: [], agentDir: installedAgent, noExtensions: false },
+			pairs,
+		});
+		pairedRuns({
+			label: "installed, vs a no-op package",
+			script: SCRIPT,
+			without: { args: [], agentDir: controlAgent, noExtensions: false },
+			with: { args: [], agentDir: installedAgent, noExtensions: false },
+			pairs,
+		});
+		pairedRuns({
+			label: "built checkout (pi -e)",
+			script: SCRIPT,
+			without: { args: [], noExtensions: true },
+			with: { args: ["-e", ROOT], noExtensions: true },
+			pairs,
+		});
+	} finally {
+		rmSync(work, { recursive: true, force: true });
+	}
+}

@@ -1,0 +1,90 @@
+/**
+ * Builds the extension pi loads: `node scripts/build-extension.ts` (part of `npm run build`).
+ *
+ * pi compiles an extension through its own loader, which maps `@earendil-works/*` and
+ * `typebox` to the host's instances; a compiled file that Node loads itself would
+ * resolve them from the nearest `node_modules` instead and start a second pi (pi's
+ * docs/packages.md warns about the duplicate classes and initialization). pi's loader
+ * also transforms every file it loads, which costs more than the layer's own work.
+ *
+ * So the layer is bundled into `dist/bundle/layer.js`, which Node loads natively
+ * (fast, with pi's compile cache) and whose imports of pi's packages are replaced by
+ * shims reading the host's modules from `dist/bundle/host.js`. The manifest's
+ * entry (`extension.ts`, small, compiled by pi's loader so its own imports are the
+ * host's) fills that slot before it loads the bundle. The parts a session needs
+ * only on demand (the commands' views, the stats) stay in chunks loaded at first use.
+ */
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { rolldown } from "rolldown";
+import { HOST_SPECIFIERS, type HostSpecifier } from "../src/extension/host-modules.ts";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const outDir = join(root, "dist", "bundle");
+const SHIM_PREFIX = "\0pi-host:";
+/** The slot module; its own entry chunk (`host.js`), so the entry and the bundle share one instance. */
+const slot = join(root, "src", "extension", "host-modules.ts");
+
+/** The runtime names each host module must provide, read from the sources' value imports. */
+function importedNames(): Map<HostSpecifier, Set<string>> {
+	const names = new Map<HostSpecifier, Set<string>>(HOST_SPECIFIERS.map((specifier) => [specifier, new Set()]));
+	const files = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" }).filter((file) =>
+		file.endsWith(".ts"),
+	);
+	const statement = /import\s+(type\s+)?\{([^}]*)\}\s*from\s*"([^"]+)"/g;
+	for (const file of files) {
+		for (const match of readFileSync(join(root, "src", file), "utf8").matchAll(statement)) {
+			const [, typeOnly, list = "", specifier = ""] = match;
+			if (typeOnly !== undefined || !/^(@earendil-works\/|typebox)/.test(specifier)) continue;
+			const wanted = names.get(specifier as HostSpecifier);
+			if (wanted === undefined) throw new Error(`${file} imports ${specifier}, which the host slot does not provide`);
+			for (const item of list.split(",")) {
+				const name = item.trim();
+				if (name === "" || name.startsWith("type ")) continue;
+				wanted.add(name.split(/\s+as\s+/)[0] ?? name);
+			}
+		}
+	}
+	return names;
+}
+
+async function main(): Promise<void> {
+	rmSync(outDir, { recursive: true, force: true });
+	const names = importedNames();
+	const bundle = await rolldown({
+		input: { layer: join(root, "src", "index.ts"), host: slot },
+		platform: "node",
+		external: [/^node:/],
+		plugins: [
+			{
+				name: "pi-host-modules",
+				resolveId(source) {
+					if (/^(@earendil-works\/|typebox)/.test(source)) {
+						if (!names.has(source as HostSpecifier)) throw new Error(`no host module for ${source}`);
+						return { id: `${SHIM_PREFIX}${source}` };
+					}
+					return null;
+				},
+				load(id) {
+					if (!id.startsWith(SHIM_PREFIX)) return null;
+					const specifier = id.slice(SHIM_PREFIX.length) as HostSpecifier;
+					const list = [...(names.get(specifier) ?? [])].sort();
+					const lines = list.map((name) => `export const ${name} = host.${name};`);
+					return `import { hostModule } from ${JSON.stringify(slot)};\nconst host = hostModule(${JSON.stringify(specifier)});\n${lines.join("\n")}\n`;
+				},
+			},
+		],
+	});
+	// Minified: Node reads and compiles the whole file at every start, and a smaller file costs less of both.
+	await bundle.write({
+		dir: outDir,
+		format: "esm",
+		entryFileNames: "[name].js",
+		chunkFileNames: "[name]-[hash].js",
+		minify: true,
+	});
+	await bundle.close();
+}
+
+await main();

@@ -1,0 +1,98 @@
+/**
+ * A promoted value is the model's bytes, and a value that is not clearly
+ * delimited is never cut or spliced into a call.
+ */
+import { describe, expect, it } from "vitest";
+import { recoverGrammarLeaks } from "../../src/grammar/index.ts";
+import type { MinimalAssistantMessage } from "../../src/grammar/types.ts";
+
+const writeSchema = {
+	type: "object",
+	properties: { path: { type: "string" }, content: { type: "string" } },
+	required: ["path", "content"],
+};
+const versionSchema = { type: "object", properties: { version: { type: "string" } } };
+
+function recover(text: string) {
+	const message: MinimalAssistantMessage = { role: "assistant", content: [{ type: "text", text }], stopReason: "stop" };
+	return recoverGrammarLeaks(message, {
+		mode: "recover",
+		knownTools: new Set(["write", "tag"]),
+		toolSchemas: new Map<string, unknown>([
+			["write", writeSchema],
+			["tag", versionSchema],
+		]),
+		now: () => 0,
+	});
+}
+
+const qwen = (name: string, params: string) => `<tool_call>\n<function=${name}>\n${params}\n</function>\n</tool_call>`;
+
+describe("a promoted value is the model's bytes", () => {
+	it("keeps indentation and trailing newlines beyond the one newline the element form adds", () => {
+		const content = "    indented first line\n\tsecond\n\n";
+		const result = recover(
+			qwen("write", `<parameter=path>\na.py\n</parameter>\n<parameter=content>\n${content}\n</parameter>`),
+		);
+		expect(result.recoveredCalls).toEqual([{ name: "write", arguments: { path: "a.py", content }, grammar: "qwen" }]);
+	});
+
+	it("keeps a JSON string literal written for a string field as written", () => {
+		const result = recover(qwen("tag", '<parameter=version>\n"1.2.3"\n</parameter>'));
+		expect(result.recoveredCalls[0]?.arguments).toEqual({ version: '"1.2.3"' });
+	});
+
+	it("keeps an invoke value's bytes", () => {
+		const content = "  x = 1\n";
+		const text = `<invoke name="write">\n<parameter name="path">a.py</parameter>\n<parameter name="content">\n${content}\n</parameter>\n</invoke>`;
+		expect(recover(text).recoveredCalls[0]?.arguments).toEqual({ path: "a.py", content });
+	});
+});
+
+describe("an ambiguous value is stripped or observed, never cut or spliced", () => {
+	it.each([
+		[
+			"a value holding its own family's closing tag",
+			qwen(
+				"write",
+				"<parameter=path>\nnotes.xml\n</parameter>\n<parameter=content>\n<a></parameter>\nrm -rf ~\n</parameter>",
+			),
+		],
+		[
+			"text after the last parameter",
+			qwen("write", "<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nhi\n</parameter>\nand more"),
+		],
+		[
+			"a closer with no opener",
+			qwen("write", "<parameter=path>\na.txt\n</parameter>\n</parameter>\n<parameter=content>\nhi\n</parameter>"),
+		],
+		[
+			"a nested parameter opener inside a value",
+			qwen("write", "<parameter=path>\na.txt\n<parameter=content>\nhi\n</parameter>"),
+		],
+	])("%s", (_label, text) => {
+		const result = recover(text);
+		expect(result.promoted).toBe(false);
+		expect(result.message.content.some((part) => part.type === "toolCall")).toBe(false);
+	});
+
+	it("does not run an invoke whose value holds a stray parameter closer", () => {
+		const text = `<invoke name="write">\n<parameter name="path">a.xml</parameter>\n<parameter name="content"><a></parameter>rm -rf ~</parameter>\n</invoke>`;
+		expect(recover(text).promoted).toBe(false);
+	});
+});
+
+describe("DSML values", () => {
+	const BAR = "\uff5c";
+	it("does not run a DSML invoke whose value holds its own parameter closer", () => {
+		const text = [
+			`<${BAR}DSML${BAR}tool_calls>`,
+			`<${BAR}DSML${BAR}invoke name="write">`,
+			`<${BAR}DSML${BAR}parameter name="path" string="true">a.xml</${BAR}DSML${BAR}parameter>`,
+			`<${BAR}DSML${BAR}parameter name="content" string="true"><a></${BAR}DSML${BAR}parameter>rm -rf ~</${BAR}DSML${BAR}parameter>`,
+			`</${BAR}DSML${BAR}invoke>`,
+			`</${BAR}DSML${BAR}tool_calls>`,
+		].join("\n");
+		expect(recover(text).promoted).toBe(false);
+	});
+});
