@@ -4,13 +4,12 @@
  * Models get tool calls subtly wrong: `file_path` instead of `path`, an
  * `edits` array sent as a JSON string, `null` for an optional field, a path
  * wrapped in a markdown link, a whole argument object sent as a string or cut
- * off at the end. This extension re-registers those of pi's eight built-in
- * tools (read, bash, edit, write, grep, find, ls, powershell) that pi itself
- * still owns, from their real definitions, changing only `prepareArguments`:
- * every call goes through a schema-guided repair pipeline before pi validates
- * it. Every other active tool (extension and MCP tools, and a built-in that
- * another extension owns, which is never replaced) is repaired at
- * `message_end` against its own schema, with schema rules only.
+ * off at the end. At `message_end`, before pi renders or runs anything, every
+ * call of the finished message goes through a schema-guided repair pipeline:
+ * calls of pi's eight built-in tools (read, bash, edit, write, grep, find,
+ * ls, powershell) with the built-in tables, every other active tool
+ * (extension and MCP tools, a built-in name another extension holds) against
+ * its own schema, with schema rules only.
  *
  * - Valid input goes through untouched (the same object), silently.
  * - Repaired input runs, and the model sees a `<repair_note>` on that call's
@@ -38,10 +37,8 @@
  *   pi install npm:pi-repair-layer          # the published package
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { BUILTIN_TOOL_NAMES } from "./core/builtin-tables.ts";
-import { rescueMalformedArguments } from "./extension/argument-rescue.ts";
-import { BuiltinOverrides } from "./extension/builtin-overrides.ts";
-import { decideNestedCall, registerRepairingCodemode } from "./extension/codemode-repair.ts";
+import { BuiltinRepairers } from "./extension/builtin-repairers.ts";
+import { CodemodeOwnership, codemodeLine, decideNestedCall } from "./extension/codemode-repair.ts";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
 import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from "./extension/composition-settings.ts";
 import { createContained, reportContainedError } from "./extension/contained.ts";
@@ -52,9 +49,10 @@ import { RepeatFailureTracker } from "./extension/escalation.ts";
 import { RepairFeedbackHub } from "./extension/feedback.ts";
 import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
 import { withProviderSafeToolNames } from "./extension/history-names.ts";
-import { updateFooterStatus } from "./extension/indicator.ts";
+import { indicatorRenderers, updateFooterStatus } from "./extension/indicator.ts";
 import { loadLeakModels } from "./extension/leak-models.ts";
-import { CallTargets, hasMalformedCall, repairToolCalls, rescueDepsFor } from "./extension/message-repair.ts";
+import { layerStages, runMessageEndStages } from "./extension/message-end.ts";
+import { CallTargets, JudgedArgs, judgeToolCalls, PendingRefusals } from "./extension/message-repair.ts";
 import { ModelTracker } from "./extension/model-tracker.ts";
 import type { RepairDeps } from "./extension/prepare.ts";
 import {
@@ -65,7 +63,7 @@ import {
 } from "./extension/settings.ts";
 import { createTelemetryRecorder } from "./extension/telemetry.ts";
 import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/tool-names.ts";
-import { ForeignOwners, foreignOwnerLine, surveyBuiltinOwners } from "./extension/tool-owners.ts";
+import { ForeignOwners, foreignBuiltinOwners, foreignOwnerLine, isBuiltinToolName } from "./extension/tool-owners.ts";
 import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extension/types.ts";
 
 /** Parameter schemas of every tool pi knows, for typing values recovered from grammar leaks. */
@@ -84,11 +82,11 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	const composition = composed?.settings ?? defaultCompositionSettings();
 	const leakModels = contained("leak-models-load", () => loadLeakModels());
 	let settingsWarnings = [loaded?.warning, composed?.warning, leakModels?.warning];
-	/** Whether pi's codemode tool was re-registered with repairing nested calls. */
-	let codemodeRepaired = false;
 
 	// Warnings raised between events (a telemetry file refused) go to the UI of the latest session, else stderr.
 	let warningContext: ExtensionContext | undefined;
+	/** The session's cwd: pi's built-in definitions (and so the built-in repairers) are made for it. */
+	let cwd = process.cwd();
 	const model = new ModelTracker();
 	// A host that cannot persist an entry still shows and notes the repair.
 	const feedback = new RepairFeedbackHub({
@@ -105,38 +103,60 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		contained,
 	};
 	telemetry = deps.telemetry;
-	const overrides = new BuiltinOverrides(pi, deps);
+	const builtins = new BuiltinRepairers(deps);
 	const foreignOwners = new ForeignOwners();
+	const refusals = new PendingRefusals();
+	const judged = new JudgedArgs();
 	const targets = new CallTargets(
 		{
 			allTools: () => pi.getAllTools(),
 			activeTools: () => pi.getActiveTools(),
-			ownRepairer: (tool) => (overrides.isOurs(tool) ? overrides.repairer(tool.name) : undefined),
-			knownOwnRepairer: (name) => (foreignOwners.has(name) ? undefined : overrides.repairer(name)),
+			builtinRepairer: (name) => builtins.repairer(name, cwd),
+			piShimFor: (name, schema) => builtins.piShimFor(name, schema, cwd),
 			configuredAliases: (name) => aliasesFor(composition, name),
 		},
 		deps,
 	);
+	const codemode = composition.codemodeRepair
+		? contained(
+				"codemode-build",
+				() =>
+					new CodemodeOwnership(
+						pi,
+						(parentId, toolName, args, shim) =>
+							// A failure inside the layer leaves the nested call exactly as pi alone would run it.
+							contained("codemode:nested-call", () =>
+								decideNestedCall(parentId, toolName, args, targets.forMessage("all")(toolName), feedback, shim),
+							) ?? { args },
+					),
+			)
+		: undefined;
+	if (composition.codemodeRepair && codemode === undefined) {
+		settingsWarnings.push("Tool repair: codemodeRepair is on, but pi's codemode tool could not be re-registered.");
+	}
+	/** The codemode line last said, so each holder is announced once. */
+	let codemodeSaid: string | undefined;
 	/**
-	 * Surveys who owns each built-in name and, when `register` is set,
-	 * registers the overrides of the names pi (or the layer) still owns. A
-	 * foreign owner is announced once, in the UI or on stderr.
+	 * Says once which built-in names another extension holds and, with
+	 * `codemodeRepair`, registers the repairing codemode where pi's own (or
+	 * none) holds the name.
 	 */
-	const composeOwners = (ctx: ExtensionContext, register: boolean) => {
-		const isOurs = (tool: { parameters: unknown }) => overrides.isOurs(tool);
-		let survey = surveyBuiltinOwners(pi.getAllTools(), isOurs);
-		if (register) {
-			overrides.register(ctx.cwd, [...survey.piOwned, ...survey.ours]);
-			// An owner earlier in load order wins its name even over a registration made now.
-			survey = surveyBuiltinOwners(pi.getAllTools(), isOurs);
+	const composeOwners = (ctx: ExtensionContext, claimCodemode: boolean) => {
+		for (const fresh of foreignOwners.update(foreignBuiltinOwners(pi.getAllTools()))) {
+			showSettingsWarning(ctx, foreignOwnerLine(fresh));
 		}
-		for (const fresh of foreignOwners.update(survey.foreign)) showSettingsWarning(ctx, foreignOwnerLine(fresh));
+		// Before every extension's session_start has run, who holds codemode is not settled yet.
+		if (codemode === undefined || !claimCodemode) return;
+		const line = codemodeLine(codemode.claim());
+		if (line !== codemodeSaid && line !== codemodeLine("layer")) showSettingsWarning(ctx, line);
+		codemodeSaid = line;
 	};
 	// A UI that cannot show status never affects repairs or the message they changed.
 	const showTally = (ctx: ExtensionContext) =>
 		contained("footer", () => updateFooterStatus(ctx, feedback.tally, settings));
 	/** Set when the current message's leaked text was stripped or observed, so the footer is redrawn. */
 	let leaksNoted = false;
+	let messageModel: () => ExtensionContext["model"] = () => undefined;
 	// The user's message and this run's tool results: a leak repeating them is an echo, never a call.
 	const echoes = new EchoSources();
 	const grammarLeaks = createGrammarLeakHandler({
@@ -147,10 +167,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		toolSchemas: () => toolSchemas(pi),
 		leakModels: () => leakModels?.patterns ?? [],
 		// pi's own built-ins the user enabled; one another extension owns is not pi's.
-		builtinTools: () =>
-			pi
-				.getActiveTools()
-				.filter((name) => (BUILTIN_TOOL_NAMES as readonly string[]).includes(name) && !foreignOwners.has(name)),
+		builtinTools: () => pi.getActiveTools().filter((name) => isBuiltinToolName(name) && !foreignOwners.has(name)),
 		telemetry: deps.telemetry,
 		// The same resolution as the message's other calls, so a promoted call counts under the owner its repairs do.
 		ownerOf: (toolName) => targets.forMessage()(toolName)?.repairer.owner,
@@ -177,6 +194,27 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 				}),
 			),
 	});
+	const stages = layerStages({
+		repairToolNames: () => settings.repairToolNames,
+		listTools: (message) => withAvailableTools(message, pi.getActiveTools()),
+		renameTools: (message) => {
+			const renamed = renameLeakedToolNames(
+				message,
+				pi.getActiveTools(),
+				(name) => pi.getAllTools().find((tool) => tool.name === name)?.parameters,
+			);
+			for (const call of renamed?.renamed ?? []) {
+				contained("message-end:rename-feedback", () =>
+					feedback.bind(call.toolCallId, call.to, renameFeedback(call, settings.policyProfile, model.id)),
+				);
+			}
+			return renamed?.message;
+		},
+		grammarLeaks: (message) => grammarLeaks(message)?.message,
+		judgeCalls: (message) =>
+			judgeToolCalls(message, targets.forMessage(), { feedback, refusals, judged, contained, model: messageModel }),
+		noteSilentStop: (original, final) => silentStops.noteAssistantMessage(original, final),
+	});
 	const settingsHost: SettingsHost = {
 		current: () => settings,
 		update(next: RepairSettings, notice?: (line: string) => void) {
@@ -193,12 +231,13 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 				`Tool repair: owner-configured aliases (toolAliases) for ${[...composition.toolAliases.keys()].join(", ")}.`,
 			);
 		}
-		if (codemodeRepaired) lines.push("Tool repair: codemode is re-registered to repair nested calls (codemodeRepair).");
+		if (codemodeSaid !== undefined) lines.push(codemodeSaid);
 		return lines;
 	};
 
 	pi.on("session_start", (_event, ctx) => {
 		warningContext = ctx;
+		cwd = ctx.cwd;
 		silentStops.reset();
 		contained("session-start:model", () => model.fromContext(ctx));
 		contained("session-start:owners", () => composeOwners(ctx, false));
@@ -223,7 +262,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		return undefined;
 	});
 
-	// Before each run (the first one included): registers what is still missing and catches later owners.
+	// Before each run (the first one included): catches owners that registered later.
 	pi.on("before_agent_start", (_event, ctx) => {
 		contained("before-agent-start:owners", () => composeOwners(ctx, true));
 		return undefined;
@@ -233,12 +272,10 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		contained("model-select", () => model.fromSelect(event, ctx));
 	});
 
-	pi.on("tool_call", (event, ctx) => {
-		// Never blocks and never throws: a throw here would fail the call.
-		contained("tool-call", () => {
-			if (feedback.onToolCall(event.toolName, event.input, event.toolCallId) !== undefined) showTally(ctx);
-		});
-		return undefined;
+	// Never throws: a throw here would fail the call. Only a refusal decided at message_end blocks.
+	pi.on("tool_call", (event) => {
+		const reason = contained("tool-call", () => refusals.verdict(event.toolCallId, event.input));
+		return reason === undefined ? undefined : { block: true, reason };
 	});
 
 	pi.on("tool_result", (event) =>
@@ -249,7 +286,10 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	);
 
 	pi.on("turn_end", (event) => {
-		contained("turn-end", () => feedback.endTurn());
+		contained("turn-end", () => {
+			feedback.endTurn();
+			refusals.clear();
+		});
 		return contained("turn-end:continuation", () => silentStops.onTurnEnd(event));
 	});
 
@@ -265,6 +305,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	pi.on("session_shutdown", () => {
 		contained("session-shutdown", () => {
 			feedback.clear();
+			refusals.clear();
+			judged.clear();
 			deps.failures.clear();
 			foreignOwners.clear();
 			silentStops.reset();
@@ -274,66 +316,28 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
-			contained("message-end:echo-sources", () => echoes.note(event.message));
-			if (event.message.role === "toolResult" && settings.repairToolNames) {
-				const listed = withAvailableTools(event.message, pi.getActiveTools());
-				return listed === undefined ? undefined : { message: listed as typeof event.message };
-			}
-			if (event.message.role !== "assistant") return undefined;
-			// Names first (so the rescue repairs against the right tool), then the malformed-JSON rescue,
-			// then other owners' calls, then grammar leaks on the result.
-			const renamed = settings.repairToolNames
-				? contained("message-end:tool-names", () =>
-						renameLeakedToolNames(
-							event.message,
-							pi.getActiveTools(),
-							(name) => pi.getAllTools().find((tool) => tool.name === name)?.parameters,
-						),
-					)
-				: undefined;
-			for (const call of renamed?.renamed ?? []) {
-				contained("message-end:rename-feedback", () =>
-					feedback.bind(call.toolCallId, call.to, renameFeedback(call, settings.policyProfile, model.id)),
-				);
-			}
-			const named = (renamed?.message ?? event.message) as typeof event.message;
-			const target = targets.forMessage();
+			cwd = ctx.cwd;
 			// Reading ctx.model makes pi look the model up, so only a message with malformed text pays for it.
-			const rescued = hasMalformedCall(named)
-				? contained("message-end:rescue", () =>
-						rescueMalformedArguments(named, rescueDepsFor(target, feedback, ctx.model, contained)),
-					)
-				: undefined;
-			const repaired =
-				contained("message-end:tool-calls", () => repairToolCalls(rescued ?? named, target, feedback)) ?? rescued;
-			const current = repaired ?? named;
+			messageModel = () => ctx.model;
+			contained("message-end:echo-sources", () => echoes.note(event.message));
 			leaksNoted = false;
-			const promoted = contained("message-end:grammar", () => grammarLeaks(current));
-			contained("message-end:silent-stops", () =>
-				silentStops.noteAssistantMessage(current, promoted?.message ?? current),
-			);
-			const final = promoted?.message ?? repaired ?? renamed?.message;
-			if (final !== undefined || leaksNoted) showTally(ctx);
+			const final = runMessageEndStages(stages, event.message, contained);
+			if (event.message.role === "assistant" && (final !== undefined || leaksNoted)) showTally(ctx);
 			return final === undefined ? undefined : { message: final as typeof event.message };
 		}),
 	);
 
-	if (composition.codemodeRepair) {
-		const registered = contained("codemode-register", () => {
-			registerRepairingCodemode(
-				pi,
-				(parentId, toolName, args) =>
-					// A failure inside the layer leaves the nested call exactly as pi alone would run it.
-					contained("codemode:nested-call", () =>
-						decideNestedCall(parentId, toolName, args, targets.forMessage("all")(toolName), feedback),
-					) ?? { args },
-			);
-			return true;
-		});
-		codemodeRepaired = registered === true;
-		if (registered === undefined)
-			settingsWarnings.push("Tool repair: codemodeRepair is on, but pi's codemode tool could not be re-registered.");
-	}
+	// Every tool keeps its own renderers: a judged call is drawn as it runs, with the indicator under its result.
+	contained("register-renderer", () =>
+		pi.registerToolRenderer(
+			indicatorRenderers(
+				(toolCallId) => feedback.info(toolCallId),
+				(toolCallId) => judged.get(toolCallId),
+				() => settings,
+				contained,
+			),
+		),
+	);
 
 	// The commands are an extra: a failure to register them must not unload the repairs.
 	contained("register-commands", () =>

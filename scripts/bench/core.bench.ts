@@ -20,7 +20,7 @@ import { Compile } from "typebox/compile";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../../src/core/builtin-tables.ts";
 import { runRepairPipeline } from "../../src/core/pipeline.ts";
 import type { RepairPipelineConfig, StructuralPreprocessor, TSchema } from "../../src/core/types.ts";
-import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/builtin-overrides.ts";
+import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/builtin-repairers.ts";
 import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";

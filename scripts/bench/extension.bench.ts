@@ -1,27 +1,30 @@
 /**
- * Extension overhead benchmark: what the wrapped `prepareArguments` of each
- * of pi's eight built-ins costs on valid input, the call every session makes
- * most.
+ * Extension overhead benchmark: what the `message_end` judgement of one call
+ * to each of pi's eight built-ins costs on valid input, the call every
+ * session makes most.
  *
  * For each tool, in the same run:
- * - core: `runRepairPipeline` alone with the override's own config (the /core
- *   fast path);
- * - wrapped: the override's `prepareArguments` as pi calls it (the pipeline
- *   plus the extension's bookkeeping);
- * - pi unwrapped / pi wrapped: what pi does per call before `execute`
- *   (prepareArguments when the definition has one, then
- *   `validateToolArguments`) with pi's own definition and with ours.
+ * - core: `runRepairPipeline` alone with the built-in repairer's own config
+ *   (the /core fast path);
+ * - message pass: `judgeToolCalls` over a message holding that one call (the
+ *   pipeline plus the extension's resolution of the tool and bookkeeping);
+ * - pi: what pi itself does per call before `execute` (prepareArguments when
+ *   the definition has one, then `validateToolArguments`), which the layer no
+ *   longer wraps.
  * Batch timing (see `batchTimes`): a per-call timer read costs more than a
- * valid call and would hide its cost. Target: wrapped / core at most 2×.
+ * valid call and would hide its cost. Target: the message pass (which resolves
+ * the message's tools once) costs well under pi's own prepare+validate.
  * Run: `npm run bench -- extension`.
  */
 import { validateToolArguments } from "@earendil-works/pi-ai";
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../../src/core/builtin-tables.ts";
 import { runRepairPipeline } from "../../src/core/pipeline.ts";
-import { BUILTIN_DEFINITION_FACTORIES, BuiltinOverrides } from "../../src/extension/builtin-overrides.ts";
+import { BUILTIN_DEFINITION_FACTORIES, BuiltinRepairers } from "../../src/extension/builtin-repairers.ts";
+import { createContained } from "../../src/extension/contained.ts";
 import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
+import { CallTargets, judgeToolCalls, PendingRefusals } from "../../src/extension/message-repair.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import type { RepairDeps } from "../../src/extension/prepare.ts";
 import { defaultRepairSettings } from "../../src/extension/settings.ts";
@@ -56,12 +59,31 @@ const deps: RepairDeps = {
 	feedback: new RepairFeedbackHub(),
 	failures: new RepeatFailureTracker(),
 };
-const registered = new Map<string, AnyDefinition>();
-const overrides = new BuiltinOverrides(
-	{ registerTool: (definition) => void registered.set(definition.name, definition as unknown as AnyDefinition) },
+const builtins = new BuiltinRepairers(deps);
+const cwd = process.cwd();
+// pi's own tool list as `pi.getAllTools()` reports it: every built-in is pi's.
+const tools = BUILTIN_TOOL_NAMES.map((name) => ({
+	name,
+	description: name,
+	parameters: BUILTIN_DEFINITION_FACTORIES[name](cwd).parameters,
+	exposure: "direct" as const,
+	sourceInfo: { path: `builtin:${name}`, source: "builtin", scope: "temporary" as const, origin: "top-level" as const },
+}));
+const targets = new CallTargets(
+	{
+		allTools: () => tools,
+		activeTools: () => BUILTIN_TOOL_NAMES,
+		builtinRepairer: (name) => builtins.repairer(name, cwd),
+		piShimFor: () => undefined,
+		configuredAliases: () => [],
+	},
 	deps,
 );
-overrides.register(process.cwd());
+const passDeps = {
+	feedback: deps.feedback,
+	refusals: new PendingRefusals(),
+	contained: createContained(() => deps.telemetry),
+};
 
 function piPreparesAndValidates(definition: AnyDefinition, input: unknown): () => unknown {
 	const call = { type: "toolCall" as const, id: "bench", name: definition.name, arguments: input as never };
@@ -80,33 +102,31 @@ function bestOf(fns: readonly (() => unknown)[]): number[] {
 const rows: string[][] = [];
 for (const tool of BUILTIN_TOOL_NAMES) {
 	const input = VALID_INPUT[tool];
-	const original = BUILTIN_DEFINITION_FACTORIES[tool]("/tmp") as unknown as AnyDefinition;
-	const wrapped = registered.get(tool);
-	const repairer = overrides.repairer(tool);
-	if (wrapped?.prepareArguments === undefined || repairer === undefined) throw new Error(`${tool} is not wrapped`);
-	const wrappedPrepare = wrapped.prepareArguments;
-	if (wrappedPrepare(input) !== input) throw new Error(`${tool}: valid input did not come back as the same object`);
+	const original = BUILTIN_DEFINITION_FACTORIES[tool](cwd) as unknown as AnyDefinition;
+	const repairer = builtins.repairer(tool, cwd);
+	if (repairer === undefined) throw new Error(`${tool} has no repairer`);
+	const message = {
+		role: "assistant",
+		stopReason: "toolUse",
+		content: [{ type: "toolCall", id: "b", name: tool, arguments: input }],
+	};
+	if (judgeToolCalls(message, targets.forMessage(), passDeps) !== undefined)
+		throw new Error(`${tool}: valid input changed`);
 	const config = repairer.config();
 
-	const [core = 0, viaOverride = 0] = bestOf([() => runRepairPipeline({ input, config }), () => wrappedPrepare(input)]);
-	const [piUnwrapped = 0, piWrapped = 0] = bestOf([
+	const [core = 0, viaPass = 0, pi = 0] = bestOf([
+		() => runRepairPipeline({ input, config }),
+		() => judgeToolCalls(message, targets.forMessage(), passDeps),
 		piPreparesAndValidates(original, input),
-		piPreparesAndValidates(wrapped, input),
 	]);
-	rows.push([
-		tool,
-		formatRate(core),
-		formatRate(viaOverride),
-		`${(core / viaOverride).toFixed(2)}×`,
-		formatRate(piUnwrapped),
-		formatRate(piWrapped),
-		`${(piUnwrapped / piWrapped).toFixed(2)}×`,
-	]);
+	rows.push([tool, formatRate(core), formatRate(viaPass), `${(core / viaPass).toFixed(2)}×`, formatRate(pi)]);
 }
 
 printTable(
-	"Extension overhead: wrapped prepareArguments on valid input",
-	["tool", "core", "wrapped", "wrapped/core", "pi unwrapped", "pi wrapped", "pi wrapped/unwrapped"],
+	"Extension overhead: the message_end judgement of one valid call",
+	["tool", "core", "message pass", "pass/core", "pi prepare+validate"],
 	rows,
 );
-console.log("\nTarget: wrapped/core at most 2× (the wrapper adds bookkeeping only, no extra pass over the input).");
+console.log(
+	"\nTarget: the message pass well under pi's own prepare+validate (it resolves the tools once per message).",
+);

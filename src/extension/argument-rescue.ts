@@ -121,17 +121,28 @@ export function rescueMalformedArguments<M extends AssistantLike>(message: M, de
 	const cut = reachedOutputLimit(message, deps.model);
 	let content: unknown[] | undefined;
 	message.content.forEach((block: unknown, index: number) => {
-		if (!isMalformedCall(block) || !deps.isWrapped(block.name)) return;
-		let rescued = rescueOne(block, deps, cut);
-		if (rescued === undefined) {
-			if (typeof block.arguments === "object" && block.arguments !== null) deps.onUnrescued?.(block.arguments);
-			if (!cut) return;
-			rescued = { ...block, argumentsError: cutAtLimitError(block.argumentsError, deps.model!.maxTokens) };
-		}
+		if (!isToolCallBlock(block) || !deps.isWrapped(block.name)) return;
+		const rescued = rescueCall(block, deps, cut);
+		if (rescued === undefined) return;
 		content ??= [...message.content];
 		content[index] = rescued;
 	});
 	return content === undefined ? undefined : { ...message, content };
+}
+
+/**
+ * The replacement of one malformed call of a wrapped tool (rescued, or its
+ * error extended when the message was cut at the output limit), or
+ * `undefined` to leave the block as it is (a well-formed call included). A
+ * call left malformed gets the refusal mark on its `arguments` object.
+ */
+export function rescueCall(block: ToolCallBlock, deps: RescueDeps, cut: boolean): ToolCallBlock | undefined {
+	if (!isMalformedCall(block)) return undefined;
+	const rescued = rescueOne(block, deps, cut);
+	if (rescued !== undefined) return rescued;
+	if (typeof block.arguments === "object" && block.arguments !== null) deps.onUnrescued?.(block.arguments);
+	if (!cut) return undefined;
+	return { ...block, argumentsError: cutAtLimitError(block.argumentsError, deps.model!.maxTokens) };
 }
 
 function rescueOne(block: MalformedCall, deps: RescueDeps, cut: boolean): ToolCallBlock | undefined {

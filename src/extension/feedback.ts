@@ -1,15 +1,14 @@
 /**
- * Where a repair's feedback travels after `prepareArguments`: from the
- * pending queue to the call ID (`tool_call`), onto the model-visible result
- * (`tool_result`), into the TUI indicator map and the session's custom
- * entries.
+ * The one store of notes, keyed by tool-call ID: every repair, rescue,
+ * rename and promotion is judged at `message_end`, where the call's ID is
+ * known, and bound here (`bind`); its notes go onto that call's
+ * model-visible result (`tool_result`), its value-free record into the TUI
+ * indicator map and the session's custom entries. Nothing is ever matched by
+ * tool name and arguments, so parallel and identical calls each keep their
+ * own note.
  *
- * - An input repair has no call ID when it happens; the lifecycle queues it
- *   under (tool, validated args) and `tool_call` binds it, oldest first, so
- *   parallel and duplicate identical calls each get their own note.
- * - A rescued malformed-JSON call and a promoted grammar leak know their ID
- *   up front and are bound directly. When such a call then also needs input
- *   repair, both notes are kept, so the model learns both what was recovered and what was fixed.
+ * - A call that was promoted or rescued and then also needed repair keeps
+ *   both notes, so the model learns both what was recovered and what was fixed.
  * - Codemode: results of nested calls (those with `parentToolCallId`) reach
  *   only the script, so their content is never touched; their notes are held
  *   and attached once to the parent call's result, which the model sees.
@@ -125,34 +124,12 @@ export class RepairFeedbackHub {
 		this.appendEntry = options.appendEntry;
 	}
 
-	/** `prepareArguments` repaired a call: hold its feedback until `tool_call` names the call. */
-	pending(toolName: string, args: unknown, feedback: RepairFeedback): void {
-		this.lifecycle.enqueue(toolName, args, feedback);
-	}
-
-	/** A call whose ID is known before it runs (rescued JSON, promoted grammar leak). */
+	/** A call judged at `message_end` (repaired, rescued, renamed or promoted): its note, bound to its ID. */
 	bind(toolCallId: string, toolName: string, feedback: RepairFeedback): void {
 		// merge() associates a new ID and combines with an earlier note for a known one.
 		this.lifecycle.merge(toolCallId, feedback);
 		this.show(toolCallId, this.lifecycle.peek(toolCallId) ?? feedback);
 		this.persist(toolCallId, toolName, feedback);
-	}
-
-	/** `tool_call`: binds the oldest pending repair with these validated args to the call. */
-	onToolCall(toolName: string, input: unknown, toolCallId: string): RepairFeedback | undefined {
-		// Valid calls are the common case: nothing pending means nothing to serialize or compare.
-		if (this.lifecycle.pendingCount === 0) return undefined;
-		const earlier = this.lifecycle.peek(toolCallId);
-		const repaired = this.lifecycle.correlate(toolName, input, toolCallId);
-		if (repaired === undefined) return undefined;
-		if (earlier !== undefined) {
-			// correlate() replaced the earlier association; put it back first so its note stays first.
-			this.lifecycle.associate(toolCallId, earlier);
-			this.lifecycle.merge(toolCallId, repaired);
-		}
-		this.show(toolCallId, this.lifecycle.peek(toolCallId) ?? repaired);
-		this.persist(toolCallId, toolName, repaired);
-		return repaired;
 	}
 
 	/**
@@ -221,10 +198,9 @@ export class RepairFeedbackHub {
 	}
 
 	/**
-	 * `turn_end`: every call of the turn has had its result by now, so anything
-	 * still pending belongs to a call that never ran (blocked by another
-	 * extension, or failed pi's validation). Dropping it keeps a later call
-	 * with the same arguments from inheriting a note that is not its own.
+	 * `turn_end`: every call of the turn has had its result by now, so a note
+	 * still held belongs to a call that never ran (blocked by another
+	 * extension, or refused by pi's validation); held nested notes likewise.
 	 */
 	endTurn(): void {
 		this.lifecycle.clear();

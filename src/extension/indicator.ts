@@ -1,5 +1,5 @@
 /**
- * What the user sees of a repair in the TUI:
+ * What the user sees of a repair in the TUI (and in HTML exports):
  *
  * - under a repaired call's result, a muted line
  *   `🔨 ✓ input repaired (<rule ids>)`, plus one `   ↳ <note>` line per note
@@ -19,7 +19,7 @@
  * result as pi renders it and is reported; pi's own renderer is never wrapped
  * in a catch, so its failures stay pi's. The footer is the caller's to contain.
  */
-import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
+import type { ToolDefinition, ToolRendererResolver } from "@earendil-works/pi-coding-agent";
 import { type Component, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import type { RepairFeedback } from "../core/types.ts";
 import type { Contained } from "./contained.ts";
@@ -115,7 +115,7 @@ export function withoutRepairNotes(result: RenderedResult): { result: RenderedRe
 }
 
 /**
- * The `renderResult` of a wrapped built-in: the original renderer, plus the
+ * A `renderResult` wrapping the tool's own: the original renderer, plus the
  * indicator for calls that were repaired (or restored from the session).
  */
 export function wrapRenderResult(
@@ -139,6 +139,54 @@ export function wrapRenderResult(
 		component.theme = theme;
 		component.settings = settings();
 		return component;
+	};
+}
+
+type RenderCall = NonNullable<ToolDefinition["renderCall"]>;
+
+/**
+ * A `renderCall` that draws the call as the layer judged it. pi's TUI makes
+ * a call's row while the call streams in and never hands it the message
+ * `message_end` replaced, so a rescued call would keep the header of its
+ * malformed text (`$ ...`); the judged arguments, looked up by call ID, give
+ * it its real one (`$ ls -la`). A call the layer did not change is drawn
+ * from pi's own arguments.
+ */
+function withJudgedArgs(
+	original: RenderCall,
+	owner: unknown,
+	judged: (toolCallId: string) => unknown,
+	contained: Contained,
+): RenderCall {
+	return (args, theme, context) => {
+		const repaired = contained("indicator-args", () => judged(context.toolCallId));
+		if (repaired === undefined) return original.call(owner, args, theme, context);
+		return original.call(owner, repaired, theme, { ...context, args: repaired });
+	};
+}
+
+/**
+ * The layer's `pi.registerToolRenderer` resolver: every tool keeps the
+ * renderers pi (or the resolvers after this one, or its owner) would use;
+ * its call renderer draws the judged call and its result renderer adds the
+ * indicator. No tool is registered for it, so no owner's tool is ever
+ * replaced. A tool drawn without renderers of its own is left as pi draws it.
+ */
+export function indicatorRenderers(
+	lookup: (toolCallId: string) => RepairFeedback | undefined,
+	judged: (toolCallId: string) => unknown,
+	settings: () => RepairSettings,
+	contained: Contained,
+): ToolRendererResolver {
+	return (_toolName, next) => {
+		const base = next();
+		if (base === undefined || (base.renderResult === undefined && base.renderCall === undefined)) return base;
+		const wrapped = { ...base };
+		if (base.renderCall !== undefined) wrapped.renderCall = withJudgedArgs(base.renderCall, base, judged, contained);
+		if (base.renderResult !== undefined) {
+			wrapped.renderResult = wrapRenderResult(base.renderResult, base, lookup, settings, contained);
+		}
+		return wrapped;
 	};
 }
 

@@ -1,34 +1,48 @@
 /**
  * The one repair point for every model-issued call: at `message_end`, before
- * pi looks a call's tool up and validates its arguments, each call of the
- * finished assistant message goes through the `/core` pipeline of its tool.
+ * pi renders, looks up, prepares or validates any call, each call of the
+ * finished assistant message is judged once by the `/core` pipeline of its
+ * tool, and what pi then renders, persists and runs is the judged call.
  *
- * - The layer's own built-in overrides repair in their `prepareArguments`
- *   (which also covers codemode's nested calls); here they only get the
- *   rescue of malformed argument text.
- * - Every other active tool (extension tools, MCP tools, a built-in another
- *   extension owns) is repaired against its own schema, with schema-driven
- *   rules only plus the aliases its owner configured. Plain JSON Schema and
- *   TypeBox schemas go through the same validator.
+ * - pi's own built-ins (while pi owns the name) are repaired with the
+ *   built-in tables and pi's own shim (edit's), fail closed: what cannot be
+ *   repaired is refused through `argumentsError` with the layer's retry
+ *   message (PI_TOOL_REPAIR_PASSTHROUGH=1 leaves it to pi instead).
+ * - Every other active tool (extension tools, MCP tools, a built-in name
+ *   another extension owns) is repaired against its own schema, with
+ *   schema-driven rules only plus the aliases its owner configured. Plain
+ *   JSON Schema and TypeBox schemas go through the same validator.
+ * - Malformed argument text (pi's `argumentsError`) is rescued for both.
  * - Valid calls are left alone: same block, same arguments object, no note.
- * - Repaired calls are written back into the message and their notes bound to
- *   the call's ID, so its result carries one `<repair_note>`.
- * - Unrepairable calls of those tools fail open (pi's own validation and
- *   message), except where pi's coercion would accept them and so silently
- *   change a value (`null` into a required string becomes `"null"`, a
- *   stringified list becomes `["[…]"]`): those are refused through
- *   `argumentsError` with the layer's retry message.
+ * - Repaired calls are written back into the message and their notes bound
+ *   to the call's ID, so its result carries one `<repair_note>`.
+ *
+ * Other owners' `prepareArguments`: pi runs a tool's own shim after
+ * `message_end`, and pi's extension API exposes no other owner's shim
+ * (`pi.getAllTools()` lists schemas only). So for those tools the layer
+ * (1) repairs only what its schema rules prove, which a shim then sees in
+ * the shape its schema declares; (2) uses pi's own shim for a tool built on
+ * pi's definition of a built-in (it carries pi's schema object); (3) never
+ * refuses at `message_end`: an unrepairable call pi alone would run with a
+ * meaning-changing conversion (`null` into `"null"`, a list literal into a
+ * one-item list) is refused at `tool_call`, after the owner's shim and pi's
+ * validation ran, and only when the arguments pi is about to run are exactly
+ * what pi's coercion makes of the model's own (the shim changed nothing). A
+ * call pi's coercion runs losslessly (`ids: 42` as `[42]`) is pi's, as sent.
  */
 import { validateToolArguments } from "@earendil-works/pi-ai";
 import type { ToolInfo } from "@earendil-works/pi-coding-agent";
+import { jsonEqual } from "../core/clone.ts";
+import { isRecord } from "../core/json-value.ts";
 import type { Preprocessor, RepairPipelineResult } from "../core/types.ts";
 import { markArgumentsRefused } from "../pi/refused-arguments.ts";
-import { callsMayRun, isMalformedCall, type RescueDeps } from "./argument-rescue.ts";
+import { callsMayRun, type RescueDeps, reachedOutputLimit, rescueCall } from "./argument-rescue.ts";
+import { setNewest } from "./bounded-map.ts";
 import type { Contained } from "./contained.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
 import { type RepairDeps, ToolRepairer } from "./prepare.ts";
 import { isToolCallBlock, type ToolCallBlock } from "./tool-call-block.ts";
-import { type OwnerKind, ownerKindOf } from "./tool-owners.ts";
+import { isPiCoreTool, type OwnerKind, ownerKindOf } from "./tool-owners.ts";
 
 /** What the message pass needs to know about the session's tools. */
 export interface ToolSource {
@@ -36,13 +50,10 @@ export interface ToolSource {
 	allTools(): readonly ToolInfo[];
 	/** `pi.getActiveTools()`: the tools a model-issued call can reach. */
 	activeTools(): readonly string[];
-	/** The override the layer registered under this name, when pi reports it as the winner. */
-	ownRepairer(tool: ToolInfo): ToolRepairer | undefined;
-	/**
-	 * The override of a name the layer is known to own, answered without asking
-	 * pi for its tool list (the common case of a message of built-in calls).
-	 */
-	knownOwnRepairer(toolName: string): ToolRepairer | undefined;
+	/** The built-in repairer of this name for the session's cwd, or `undefined` for any other name. */
+	builtinRepairer(toolName: string): ToolRepairer | undefined;
+	/** pi's own shim of a built-in name, when `schema` is pi's very schema of it. */
+	piShimFor(toolName: string, schema: unknown): ((args: unknown) => unknown) | undefined;
 	/** Aliases the owner configured for this tool, as alias preprocessors. */
 	configuredAliases(toolName: string): readonly Preprocessor[];
 }
@@ -50,8 +61,8 @@ export interface ToolSource {
 /** How the pass treats one tool of the current message. */
 export interface CallTarget {
 	repairer: ToolRepairer;
-	/** The layer's own override: repaired in `prepareArguments`, so only malformed text is handled here. */
-	own: boolean;
+	/** pi's own built-in: its shim is known, so what cannot be repaired is refused outright. */
+	builtin: boolean;
 }
 
 interface CachedRepairer {
@@ -81,20 +92,20 @@ export class CallTargets {
 		const resolved = new Map<string, CallTarget | undefined>();
 		return (toolName) => {
 			if (resolved.has(toolName)) return resolved.get(toolName);
-			const known = this.source.knownOwnRepairer(toolName);
-			let target: CallTarget | undefined;
-			if (known !== undefined) target = { repairer: known, own: true };
-			else {
-				tools ??= this.toolInfo(reach);
-				const tool = tools.get(toolName);
-				if (tool !== undefined) {
-					const own = this.source.ownRepairer(tool);
-					target = own === undefined ? { repairer: this.foreign(tool), own: false } : { repairer: own, own: true };
-				}
-			}
+			tools ??= this.toolInfo(reach);
+			const tool = tools.get(toolName);
+			const target = tool === undefined ? undefined : this.targetOf(tool);
 			resolved.set(toolName, target);
 			return target;
 		};
+	}
+
+	private targetOf(tool: ToolInfo): CallTarget {
+		// Who owns the name is read at each message, so an owner that registered late is never judged as pi's tool.
+		const builtin = isPiCoreTool(tool) ? this.source.builtinRepairer(tool.name) : undefined;
+		return builtin === undefined
+			? { repairer: this.foreign(tool), builtin: false }
+			: { repairer: builtin, builtin: true };
 	}
 
 	private toolInfo(reach: "active" | "all"): Map<string, ToolInfo> {
@@ -104,7 +115,7 @@ export class CallTargets {
 		return tools;
 	}
 
-	/** The schema-rules repairer of a tool the layer does not own, rebuilt when its schema, owner or aliases change. */
+	/** The schema-rules repairer of a tool pi does not own, rebuilt when its schema, owner or aliases change. */
 	private foreign(tool: ToolInfo): ToolRepairer {
 		const aliases = this.source.configuredAliases(tool.name);
 		const owner = ownerKindOf(tool);
@@ -112,6 +123,8 @@ export class CallTargets {
 		if (cached?.schema === tool.parameters && cached.aliases === aliases && cached.owner === owner) {
 			return cached.repairer;
 		}
+		const piShim = this.source.piShimFor(tool.name, tool.parameters);
+		const builtinRules = piShim === undefined ? undefined : this.source.builtinRepairer(tool.name)?.spec;
 		const repairer = new ToolRepairer(
 			{
 				name: tool.name,
@@ -120,6 +133,10 @@ export class CallTargets {
 				repairConfig: {},
 				strictSampling: false,
 				owner,
+				...(piShim === undefined ? {} : { ownerPrepare: piShim }),
+				...(builtinRules?.ownerPrepareApplies === undefined
+					? {}
+					: { ownerPrepareApplies: builtinRules.ownerPrepareApplies }),
 			},
 			this.deps,
 		);
@@ -128,17 +145,144 @@ export class CallTargets {
 	}
 }
 
-/**
- * The rescue's view of one message's targets: every tool the layer repairs,
- * own or not. A failing repair leaves that call as pi delivered it, and a
- * failing bookkeeping step (telemetry, note binding) never decides whether a
- * call is rescued; both are contained and reported.
- */
-/** Whether a message holds a call the rescue could act on; most hold none, and then nothing else is asked of pi. */
-export function hasMalformedCall(message: { role?: unknown; content?: unknown; stopReason?: unknown }): boolean {
-	return callsMayRun(message) && message.content.some(isMalformedCall);
+/** pi's coercion of `args`: the arguments pi would run, or `undefined` when pi refuses them. */
+export function piCoercion(toolName: string, schema: unknown, args: unknown): { value: unknown } | undefined {
+	try {
+		const value: unknown = validateToolArguments(
+			{ name: toolName, description: "", parameters: schema as never },
+			{ type: "toolCall", id: "probe", name: toolName, arguments: args as never },
+		);
+		return { value };
+	} catch {
+		// pi's validation answers "rejected" by throwing: an outcome, not a failure.
+		return undefined;
+	}
 }
 
+/** Decimal JSON number text, the only text the layer agrees may become a number. */
+const DECIMAL_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/**
+ * True when every value pi's coercion changed keeps its meaning: a number or
+ * boolean taken into a one-item list (`42` as `[42]`), decimal number text
+ * and a number trading places, `"true"`/`"false"` and a boolean. `null`
+ * becoming text, a boolean becoming text and text wrapped into a list are
+ * not: those are the conversions the layer refuses.
+ */
+export function losslessCoercion(sent: unknown, coerced: unknown): boolean {
+	if (jsonEqual(sent, coerced)) return true;
+	if (Array.isArray(coerced) && !Array.isArray(sent)) {
+		return (
+			coerced.length === 1 &&
+			(typeof sent === "number" || typeof sent === "boolean") &&
+			losslessCoercion(sent, coerced[0])
+		);
+	}
+	if (Array.isArray(sent) && Array.isArray(coerced)) {
+		return sent.length === coerced.length && sent.every((item, index) => losslessCoercion(item, coerced[index]));
+	}
+	if (isRecord(sent) && isRecord(coerced)) {
+		const keys = new Set([...Object.keys(sent), ...Object.keys(coerced)]);
+		for (const key of keys) {
+			if (!Object.hasOwn(sent, key) || !Object.hasOwn(coerced, key)) return false;
+			if (!losslessCoercion(sent[key], coerced[key])) return false;
+		}
+		return true;
+	}
+	if (typeof sent === "string" && typeof coerced === "number")
+		return DECIMAL_NUMBER.test(sent) && Number(sent) === coerced;
+	if (typeof sent === "number" && typeof coerced === "string") return String(sent) === coerced;
+	if (typeof sent === "string" && typeof coerced === "boolean") return sent === String(coerced);
+	return false;
+}
+
+/** A refusal of another owner's call, waiting for `tool_call` to see what pi is about to run. */
+interface PendingRefusal {
+	retry: string;
+	/** What pi's coercion alone makes of the model's arguments. */
+	coerced: unknown;
+}
+
+/** Refusals kept for calls not yet run; a message never holds more calls than this. */
+const MAX_PENDING_REFUSALS = 256;
+
+/**
+ * Refusals of other owners' calls, by call ID. The verdict is the
+ * `message_end` pass's; `tool_call` only checks that the owner's shim left
+ * the call as pi's coercion alone would run it before enforcing it.
+ */
+export class PendingRefusals {
+	private readonly byId = new Map<string, PendingRefusal>();
+
+	hold(toolCallId: string, refusal: PendingRefusal): void {
+		setNewest(this.byId, toolCallId, refusal, MAX_PENDING_REFUSALS);
+	}
+
+	/** `tool_call`: the retry message when this call is to be refused, else `undefined` (the call runs). */
+	verdict(toolCallId: string, input: unknown): string | undefined {
+		const pending = this.byId.get(toolCallId);
+		if (pending === undefined) return undefined;
+		this.byId.delete(toolCallId);
+		return jsonEqual(input, pending.coerced) ? pending.retry : undefined;
+	}
+
+	clear(): void {
+		this.byId.clear();
+	}
+}
+
+/** Calls whose arguments were kept for drawing; older ones are dropped first. */
+const MAX_JUDGED_CALLS = 512;
+
+/**
+ * The arguments the pass wrote back, by call ID (in memory only), so the
+ * TUI can draw a call pi made its row for while it streamed with what pi
+ * will run.
+ */
+export class JudgedArgs {
+	private readonly byId = new Map<string, unknown>();
+
+	record(toolCallId: string, args: unknown): void {
+		setNewest(this.byId, toolCallId, args, MAX_JUDGED_CALLS);
+	}
+
+	get(toolCallId: string): unknown {
+		return this.byId.get(toolCallId);
+	}
+
+	clear(): void {
+		this.byId.clear();
+	}
+}
+
+/** What the pass needs beyond the targets. */
+export interface CallPassDeps {
+	feedback: RepairFeedbackHub;
+	refusals: PendingRefusals;
+	/** Told the arguments of every call the pass rewrote. */
+	judged?: JudgedArgs;
+	contained: Contained;
+	/**
+	 * The current model: its `maxTokens` is the output limit of the messages it
+	 * wrote. Asked only for a message with malformed text: reading it makes pi
+	 * look the model up.
+	 */
+	model?: () => RescueDeps["model"];
+}
+
+type WellFormedCall = ToolCallBlock & { arguments: Record<string, unknown> };
+
+/** A call pi parsed: an arguments object and no `argumentsError`. */
+function isWellFormedCall(block: ToolCallBlock): block is WellFormedCall {
+	return block.argumentsError === undefined && typeof block.arguments === "object" && block.arguments !== null;
+}
+
+/**
+ * The rescue's view of one message's targets. A failing repair leaves that
+ * call as pi delivered it, and a failing bookkeeping step (telemetry, note
+ * binding) never decides whether a call is rescued; both are contained and
+ * reported.
+ */
 export function rescueDepsFor(
 	target: (toolName: string) => CallTarget | undefined,
 	feedback: RepairFeedbackHub,
@@ -155,80 +299,72 @@ export function rescueDepsFor(
 				chosen.report(result);
 				if (result.outcome === "repaired") feedback.bind(toolCallId, toolName, chosen.feedbackFor(result));
 			}),
-		// pi refuses the call with the model's own text; every shim (ours, an adapted tool's) hands it over unchanged.
+		// pi refuses the call with the model's own text; every shim (an adapted tool's included) hands it over unchanged.
 		onUnrescued: (args) => markArgumentsRefused(args),
 		model,
 	};
 }
 
-type WellFormedCall = ToolCallBlock & { arguments: Record<string, unknown> };
-
-/** A call pi parsed: an arguments object and no `argumentsError`. */
-function isWellFormedCall(block: unknown): block is WellFormedCall {
-	return (
-		isToolCallBlock(block) &&
-		block.argumentsError === undefined &&
-		typeof block.arguments === "object" &&
-		block.arguments !== null
-	);
-}
-
-/** True when pi's own validation (with its coercion) would let these arguments through. */
-export function piWouldAccept(toolName: string, schema: unknown, args: unknown): boolean {
-	try {
-		validateToolArguments(
-			{ name: toolName, description: "", parameters: schema as never },
-			{
-				type: "toolCall",
-				id: "probe",
-				name: toolName,
-				arguments: args as never,
-			},
-		);
-		return true;
-	} catch {
-		// pi's validation answers "rejected" by throwing: an outcome, not a failure.
-		return false;
-	}
-}
-
 /**
- * A replacement message with the well-formed calls of tools the layer does
- * not own repaired or refused, or `undefined` when nothing changed. The input
- * message is never mutated (only an unrepairable call's arguments object gets
- * the invisible refusal mark); untouched blocks keep their identity.
+ * A replacement message with every call of a known tool judged once
+ * (malformed text rescued, arguments repaired or refused), or `undefined`
+ * when nothing changed. The input message is never mutated (only an
+ * unrepairable call's arguments object gets the invisible refusal mark);
+ * untouched blocks keep their identity. One call's failure inside the layer
+ * leaves that call as pi delivered it and is reported.
  */
-export function repairToolCalls<M extends { role?: unknown; content?: unknown; stopReason?: unknown }>(
+export function judgeToolCalls<M extends { role?: unknown; content?: unknown; stopReason?: unknown }>(
 	message: M,
 	target: (toolName: string) => CallTarget | undefined,
-	feedback: RepairFeedbackHub,
+	deps: CallPassDeps,
 ): M | undefined {
 	if (!callsMayRun(message)) return undefined;
+	let rescue: { deps: RescueDeps; cut: boolean } | undefined;
+	const rescueOf = () => {
+		if (rescue !== undefined) return rescue;
+		const model = deps.model?.();
+		rescue = {
+			deps: rescueDepsFor(target, deps.feedback, model, deps.contained),
+			cut: reachedOutputLimit(message, model),
+		};
+		return rescue;
+	};
 	let content: unknown[] | undefined;
 	message.content.forEach((block: unknown, index: number) => {
-		if (!isWellFormedCall(block)) return;
+		if (!isToolCallBlock(block)) return;
 		const found = target(block.name);
-		if (found === undefined || found.own) return;
-		const replacement = decideCall(block, found.repairer, feedback);
+		if (found === undefined) return;
+		const replacement = isWellFormedCall(block)
+			? deps.contained(`judge:${block.name}`, () => decideCall(block, found, deps))
+			: rescueCall(block, rescueOf().deps, rescueOf().cut);
 		if (replacement === undefined) return;
+		if (replacement.argumentsError === undefined) deps.judged?.record(block.id, replacement.arguments);
 		content ??= [...message.content];
 		content[index] = replacement;
 	});
 	return content === undefined ? undefined : { ...message, content };
 }
 
-function decideCall(block: WellFormedCall, repairer: ToolRepairer, feedback: RepairFeedbackHub): unknown {
+function decideCall(block: WellFormedCall, target: CallTarget, deps: CallPassDeps): ToolCallBlock | undefined {
+	const { repairer } = target;
 	const result: RepairPipelineResult = repairer.run(block.arguments);
 	if (result.outcome === "valid") return undefined;
 	repairer.report(result);
 	if (result.outcome === "repaired") {
-		feedback.bind(block.id, block.name, repairer.feedbackFor(result));
+		// The call still runs repaired when its note cannot be bound; only the note is lost.
+		deps.contained(`bind:${block.name}`, () => deps.feedback.bind(block.id, block.name, repairer.feedbackFor(result)));
 		return { ...block, arguments: result.args };
 	}
-	// Fail open: pi's own validation and message, unless pi would let a value through that the layer refuses.
-	if (!piWouldAccept(block.name, repairer.spec.schema, block.arguments)) return undefined;
+	if (target.builtin) {
+		const retry = repairer.retryText(result);
+		if (retry === undefined) return undefined;
+		markArgumentsRefused(block.arguments);
+		return { ...block, argumentsError: retry };
+	}
+	// Another owner's tool: pi's own validation and message where pi refuses, pi's run where its coercion is lossless.
+	const coerced = piCoercion(block.name, repairer.spec.schema, block.arguments);
+	if (coerced === undefined || losslessCoercion(block.arguments, coerced.value)) return undefined;
 	const retry = repairer.retryText(result);
-	if (retry === undefined) return undefined;
-	markArgumentsRefused(block.arguments);
-	return { ...block, argumentsError: retry };
+	if (retry !== undefined) deps.refusals.hold(block.id, { retry, coerced: coerced.value });
+	return undefined;
 }

@@ -1,16 +1,16 @@
 /**
- * The repair step of one tool: the `prepareArguments` pi calls before
- * validating a call to a wrapped built-in, and the same pipeline run at
- * message_end for malformed argument text and for every other tool's calls.
+ * The repair step of one tool: its pipeline, run at `message_end` for each
+ * model-issued call (malformed argument text included) and, with
+ * `codemodeRepair`, for each nested call of a codemode script.
  *
- * Outcomes:
+ * Outcomes, as the caller acts on them:
  * - valid: the caller's own object goes back untouched; no note, no log, no
  *   telemetry (strict-sampling nulls are valid too);
- * - repaired: the repaired args go back, the diagnostics line and a telemetry
- *   record are written, and the feedback waits for `tool_call`;
- * - unrepairable: the retry message is thrown (the one intentional throw of
- *   the extension), with the tool's expected shape once the same failure
- *   repeats; with PI_TOOL_REPAIR_PASSTHROUGH the call goes to pi unchanged.
+ * - repaired: the repaired args run, the diagnostics line and a telemetry
+ *   record are written (`report`) and the note is bound to the call's ID;
+ * - unrepairable: the retry message (`retryText`), with the tool's expected
+ *   shape once the same failure repeats; with PI_TOOL_REPAIR_PASSTHROUGH the
+ *   call goes to pi unchanged.
  * Any other failure inside the extension is contained and reported (see
  * `contained.ts`): the call then goes on exactly as pi alone would run it.
  */
@@ -24,7 +24,6 @@ import type {
 	ToolRepairConfig,
 	TSchema,
 } from "../core/types.ts";
-import { isArgumentsRefused } from "../pi/refused-arguments.ts";
 import { type Contained, createContained } from "./contained.ts";
 import { distinctInOrder, logOutcome } from "./diagnostics.ts";
 import { passthroughEnabled } from "./env.ts";
@@ -76,6 +75,7 @@ export class ToolRepairer {
 	private readonly onObservation: (observation: RepairObservation) => void;
 	private readonly onContainedError: (label: string, error: unknown) => void;
 	private readonly boundary: Contained;
+	private readonly withShims = new WeakMap<(args: unknown) => unknown, ToolRepairer>();
 
 	constructor(spec: ToolRepairSpec, deps: RepairDeps) {
 		this.spec = spec;
@@ -186,28 +186,18 @@ export class ToolRepairer {
 		);
 	}
 
-	/** The wrapped `prepareArguments`. */
-	prepare(raw: unknown): unknown {
-		// Malformed text the rescue could not repair, or a call refused at message_end: pi's argumentsError says it better.
-		if (isArgumentsRefused(raw)) return this.asPiAlone(raw);
-		const result = this.contained("prepare", () => this.run(raw));
-		if (result === undefined) return this.asPiAlone(raw);
-		if (result.outcome === "valid") return result.args;
-		this.report(result);
-		if (result.outcome === "repaired") {
-			// The call still runs repaired when its note cannot be queued; only the note is lost.
-			this.contained("feedback", () =>
-				this.deps.feedback.pending(this.spec.name, result.args, this.feedbackFor(result)),
-			);
-			return result.args;
+	/**
+	 * This repairer with `shim` as its owner stage: another owner's tool whose
+	 * own `prepareArguments` pi hands a running tool (`ctx.tools`), so a nested
+	 * call is judged on what that shim makes of it, as pi runs it.
+	 */
+	withOwnerShim(shim: (args: unknown) => unknown): ToolRepairer {
+		if (this.spec.ownerPrepare !== undefined) return this;
+		let shimmed = this.withShims.get(shim);
+		if (shimmed === undefined) {
+			shimmed = new ToolRepairer({ ...this.spec, ownerPrepare: shim }, this.deps);
+			this.withShims.set(shim, shimmed);
 		}
-		const retry = this.retryText(result);
-		if (retry === undefined) return this.asPiAlone(raw);
-		throw new Error(retry);
-	}
-
-	/** The call as pi would prepare it without this extension. */
-	private asPiAlone(raw: unknown): unknown {
-		return this.spec.ownerPrepare === undefined ? raw : this.spec.ownerPrepare(raw);
+		return shimmed;
 	}
 }

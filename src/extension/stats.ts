@@ -112,9 +112,10 @@ export class StatsAccumulator {
 		stats.total++;
 		if (record.channel === "message") {
 			stats.messageEvents++;
-			// A continued phantom tool use has no grammar; its rule ID counts it.
+			// A continuation follows a leak whose own record counted its families (or a phantom tool use, which has
+			// none): its rule ID counts the continuation, and the leak is counted once.
 			const families =
-				typeof record.grammar === "string" ? record.grammar : record.outcome === "continued" ? "" : "unknown";
+				record.outcome === "continued" ? "" : typeof record.grammar === "string" ? record.grammar : "unknown";
 			for (const family of families.split(",")) if (family !== "") increment(stats.grammars, shownName(family));
 		} else {
 			stats.toolEvents++;

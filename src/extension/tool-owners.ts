@@ -3,11 +3,12 @@
  * `pi.getAllTools()`), never guessed from names or paths.
  *
  * pi keeps the first registration of a tool name in extension load order, so
- * registering an override of `bash` over an extension that sandboxes `bash`
- * would silently unsandbox it (or, loaded later, be silently shadowed). The
- * layer therefore overrides a built-in only while pi itself owns it; for a
- * built-in another extension owns, it repairs that owner's calls at
- * `message_end` against the owner's schema, and says so once.
+ * a layer that registered its own `bash` could silently unsandbox an
+ * extension that sandboxes `bash` (or, loaded later, be silently shadowed).
+ * The layer therefore registers no tool under any built-in name: it repairs
+ * pi's own built-ins with the built-in tables, and a built-in name another
+ * extension holds against that owner's schema, both at `message_end`, and
+ * says so once for the latter.
  */
 import type { ToolInfo } from "@earendil-works/pi-coding-agent";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../core/builtin-tables.ts";
@@ -38,6 +39,15 @@ export function ownerKindOf(tool: OwnedTool): OwnerKind {
 	return isPiCoreTool(tool) ? "builtin" : "extension";
 }
 
+/**
+ * A copy of the schema object with the same properties (TypeBox's hidden ones
+ * included), so `pi.getAllTools()` tells the layer's own registration apart
+ * from another extension that spread pi's very same definition.
+ */
+export function ownSchemaCopy<T extends object>(schema: T): T {
+	return Object.create(Object.getPrototypeOf(schema), Object.getOwnPropertyDescriptors(schema)) as T;
+}
+
 /** A built-in name another extension registered: the layer leaves its tool alone. */
 export interface ForeignOwner {
 	tool: BuiltinToolName;
@@ -45,27 +55,19 @@ export interface ForeignOwner {
 	owner: string;
 }
 
-/**
- * Ownership of the eight built-in names as pi reports it now. `isOurs`
- * recognises the layer's own registrations (by schema identity: each
- * override carries its own copy of pi's schema object).
- */
-export function surveyBuiltinOwners(
-	tools: readonly ToolInfo[],
-	isOurs: (tool: ToolInfo) => boolean,
-): { piOwned: BuiltinToolName[]; ours: BuiltinToolName[]; foreign: ForeignOwner[] } {
-	const byName = new Map(tools.map((tool) => [tool.name, tool] as const));
-	const piOwned: BuiltinToolName[] = [];
-	const ours: BuiltinToolName[] = [];
+/** The built-in names another extension holds, as pi reports them now. */
+export function foreignBuiltinOwners(tools: readonly ToolInfo[]): ForeignOwner[] {
 	const foreign: ForeignOwner[] = [];
-	for (const name of BUILTIN_TOOL_NAMES) {
-		const tool = byName.get(name);
-		// Not configured at all (an allowlist left it out): pi owns the name, so an override stays harmless.
-		if (tool === undefined || isPiCoreTool(tool)) piOwned.push(name);
-		else if (isOurs(tool)) ours.push(name);
-		else foreign.push({ tool: name, owner: tool.sourceInfo.path });
+	for (const tool of tools) {
+		// Not configured at all (an allowlist left it out) or pi's own: nothing to say.
+		if (isBuiltinToolName(tool.name) && !isPiCoreTool(tool))
+			foreign.push({ tool: tool.name, owner: tool.sourceInfo.path });
 	}
-	return { piOwned, ours, foreign };
+	return foreign;
+}
+
+export function isBuiltinToolName(name: string): name is BuiltinToolName {
+	return (BUILTIN_TOOL_NAMES as readonly string[]).includes(name);
 }
 
 /** The one line that names a foreign owner, in the warning, `/repair-settings` and `/repair-stats`. */

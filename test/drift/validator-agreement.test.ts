@@ -15,7 +15,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../../src/core/builtin-tables.ts";
 import type { RepairPolicyProfile } from "../../src/core/types.ts";
-import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/builtin-overrides.ts";
+import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/builtin-repairers.ts";
 import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";

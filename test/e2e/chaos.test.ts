@@ -85,10 +85,13 @@ describe("chaos run through the real pi CLI", () => {
 	let settingsDir: string;
 
 	beforeAll(async () => {
-		// The recover profile: argument repairs as adaptive, plus grammar promotion.
+		// The recover profile: argument repairs as adaptive, plus grammar promotion; codemodeRepair judges nested calls.
 		settingsDir = mkdtempSync(join(tmpdir(), "pi-repair-chaos-settings-"));
 		const settingsPath = join(settingsDir, "settings.json");
-		writeFileSync(settingsPath, JSON.stringify({ policyProfile: "recover", grammarRecovery: "recover" }));
+		writeFileSync(
+			settingsPath,
+			JSON.stringify({ policyProfile: "recover", grammarRecovery: "recover", codemodeRepair: true }),
+		);
 		run = await runPiCli({
 			script: chaosScript({ codemode: true, grammar: grammarWired }),
 			model: "deepseek-chaos",

@@ -10,7 +10,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { InlineExtension } from "@earendil-works/pi-coding-agent";
+import { createEditToolDefinition, type ExtensionAPI, type InlineExtension } from "@earendil-works/pi-coding-agent";
+import { Type } from "typebox";
 import { afterEach, describe, expect, it } from "vitest";
 import repairExtension from "../../src/index.ts";
 import composingExtension, { SANDBOX_PREFIX } from "../fixtures/composing-extension.ts";
@@ -22,6 +23,33 @@ const TOOLS = [...ALL_BUILTIN_TOOLS, "todo", "lookup", "open_note"];
 
 function countNotes(text: string): number {
 	return text.split(NOTE).length - 1;
+}
+
+/**
+ * `pick`, whose `ids` is a list of numbers, and an `edit` built on pi's own
+ * definition (schema and shim) that answers with the arguments it received.
+ */
+function pickExtension(pi: ExtensionAPI): void {
+	pi.registerTool({
+		name: "pick",
+		label: "Pick",
+		description: "Pick items by id",
+		parameters: Type.Object({ ids: Type.Array(Type.Number()) }),
+		execute: (_id, params) =>
+			Promise.resolve({
+				content: [{ type: "text", text: `pick received ${JSON.stringify(params)}` }],
+				details: undefined,
+			}),
+	});
+	const edit = createEditToolDefinition(process.cwd());
+	pi.registerTool({
+		...edit,
+		execute: (_id, params) =>
+			Promise.resolve({
+				content: [{ type: "text", text: `edit received ${JSON.stringify(params)}` }],
+				details: undefined,
+			}),
+	});
 }
 
 const ORDERS: [string, InlineExtension[]][] = [
@@ -42,7 +70,7 @@ describe.each(ORDERS)("composition with %s", (_label, extensions) => {
 	async function play(calls: ScriptedToolCall[], env: Record<string, string | undefined> = {}) {
 		root = mkdtempSync(join(tmpdir(), "pi-repair-compose-"));
 		writeFileSync(join(root, "settings.json"), JSON.stringify({ toolAliases: { bash: { command: ["cmd"] } } }));
-		run = await startPiSession({ extensions, tools: TOOLS, root, env });
+		run = await startPiSession({ extensions: [...extensions, pickExtension], tools: [...TOOLS, "pick"], root, env });
 		await run.play([{ toolCalls: calls }, { type: "echo" }]);
 		return run;
 	}
@@ -62,17 +90,44 @@ describe.each(ORDERS)("composition with %s", (_label, extensions) => {
 		expect(bash?.description).toContain("(sandboxed)");
 	});
 
-	it("also leaves a sandbox registered late (in its session_start) in place", async () => {
-		const r = await play([{ id: "late", name: "bash", arguments: { command: "echo late" } }], {
-			PI_FIXTURE_LATE_BASH: "1",
-		});
+	it.each([
+		["its session_start", "1"],
+		["resources_discover", "resources_discover"],
+		["before_agent_start", "before_agent_start"],
+	])("also leaves a sandbox registered late (in %s) in place and repairs its calls", async (_event, when) => {
+		const r = await play(
+			[
+				{ id: "late", name: "bash", arguments: { command: "echo late" } },
+				{ id: "late-alias", name: "bash", arguments: { cmd: "echo aliased" } },
+			],
+			{ PI_FIXTURE_LATE_BASH: when },
+		);
 		expect(r.resultText("late")).toBe(`${SANDBOX_PREFIX}echo late`);
+		expect(r.resultText("late-alias")).toContain(`${SANDBOX_PREFIX}echo aliased`);
+		expect(countNotes(r.resultText("late-alias"))).toBe(1);
+		const bash = r.session.getAllTools().find((tool) => tool.name === "bash");
+		expect(bash?.description).toContain("(sandboxed)");
 	});
 
-	it("still overrides the built-ins pi owns", async () => {
+	it("registers no tool of its own, and still repairs the built-ins pi owns with their tables", async () => {
 		const r = await play([{ id: "r", name: "read", arguments: { file_path: "missing-but-aliased.txt" } }]);
 		expect(r.resultText("r")).toContain(NOTE);
 		expect(r.resultText("r")).toContain("file_path");
+		const builtins = r.session.getAllTools().filter((tool) => tool.sourceInfo.source === "builtin");
+		expect(builtins.map((tool) => tool.name).sort()).toEqual(
+			ALL_BUILTIN_TOOLS.filter((name) => name !== "bash" && name !== "edit").sort(),
+		);
+	});
+
+	it("runs what pi's coercion runs losslessly (a number as a one-item list), and a foreign edit on pi's shim", async () => {
+		const r = await play([
+			{ id: "ids", name: "pick", arguments: { ids: 42 } },
+			{ id: "edit", name: "edit", arguments: { path: "a.txt", edits: { oldText: "x", newText: "y" } } },
+		]);
+		expect(r.toolResult("ids")?.isError).toBe(false);
+		expect(r.resultText("ids")).toBe('pick received {"ids":[42]}');
+		expect(r.toolResult("edit")?.isError).toBe(false);
+		expect(r.resultText("edit")).toContain('"edits":[{"oldText":"x","newText":"y"}]');
 	});
 
 	it("repairs a stringified todos array, a null optional and a stringified root object, each with one note", async () => {
@@ -176,6 +231,29 @@ describe("codemode's nested calls of other owners' tools (codemodeRepair)", () =
 		expect(text).toMatch(/refused=failed: .*call it again/s);
 		expect(text).not.toContain("lookup received");
 		expect(countNotes(text)).toBe(1);
+	});
+
+	it("never replaces another extension's codemode, loaded after the layer, and leaves its nested calls alone", async () => {
+		root = mkdtempSync(join(tmpdir(), "pi-repair-compose-"));
+		writeFileSync(join(root, "settings.json"), JSON.stringify({ codemodeRepair: true }));
+		const otherCodemode = (pi: ExtensionAPI) =>
+			pi.registerTool({
+				name: "codemode",
+				label: "Other codemode",
+				description: "Another extension's codemode",
+				parameters: Type.Object({ code: Type.String() }),
+				execute: () =>
+					Promise.resolve({ content: [{ type: "text", text: "the other codemode ran" }], details: undefined }),
+			});
+		run = await startPiSession({
+			extensions: [repairExtension, composingExtension, otherCodemode],
+			tools: [...TOOLS, "codemode"],
+			root,
+		});
+		await run.play([{ toolCalls: [{ id: "cm", name: "codemode", arguments: { code } }] }, { type: "echo" }]);
+		expect(run.resultText("cm")).toBe("the other codemode ran");
+		const codemodeTool = run.session.getAllTools().find((tool) => tool.name === "codemode");
+		expect(codemodeTool?.description).toBe("Another extension's codemode");
 	});
 
 	it("leaves them to pi when the setting is off (the default)", async () => {

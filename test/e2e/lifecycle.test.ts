@@ -112,13 +112,19 @@ describe("repairs of calls that never ran", () => {
 });
 
 describe("codemode", () => {
-	it("repairs nested calls through the same wrappers, leaves nested results alone and notes the parent once", async () => {
-		const r = await session({ codemode: true, files: { "in.txt": "nested input\n" } });
-		const code = [
-			'const text = await tools.read({ file_path: "in.txt" });',
-			'await tools.write({ file_path: "out.txt", content: "from codemode\\n" });',
-			'return "read: " + text;',
-		].join("\n");
+	const code = [
+		'const text = await tools.read({ file_path: "in.txt" });',
+		'await tools.write({ file_path: "out.txt", content: "from codemode\\n" });',
+		'return "read: " + text;',
+	].join("\n");
+
+	// Nested calls never pass message_end: codemodeRepair's codemode judges them with the built-in tables.
+	it("repairs nested built-in calls under codemodeRepair, leaves nested results alone and notes the parent once", async () => {
+		const r = await session({
+			codemode: true,
+			files: { "in.txt": "nested input\n" },
+			env: { PI_TOOL_REPAIR_SETTINGS: settingsFile({ codemodeRepair: true }) },
+		});
 		await r.play([{ toolCalls: [{ id: "cm", name: "codemode", arguments: { code } }] }, { type: "echo" }]);
 		expect(r.readFile("out.txt")).toBe("from codemode\n");
 		const parent = r.resultText("cm");
@@ -128,6 +134,13 @@ describe("codemode", () => {
 		expect(parent).not.toMatch(/read: <repair_note>/);
 		expect(countNotes(parent)).toBe(2);
 		expect(parent).toContain("file_path");
+	});
+
+	it("leaves nested calls to pi by default: they run (or fail) as pi alone runs them, with no note", async () => {
+		const r = await session({ codemode: true, files: { "in.txt": "nested input\n" } });
+		await r.play([{ toolCalls: [{ id: "cm", name: "codemode", arguments: { code } }] }, { type: "echo" }]);
+		expect(r.readFile("out.txt")).toBeUndefined();
+		expect(countNotes(r.resultText("cm"))).toBe(0);
 	});
 });
 
@@ -254,7 +267,10 @@ describe("persisted entries and resume", () => {
 		}
 		const second = await startPiSession({ sessionManager: resumed });
 		try {
-			const read = second.session.getToolDefinition("read");
+			// What the TUI draws: the renderers pi resolves through every extension's resolver, then the tool's own.
+			const read = second.session.extensionRunner.resolveToolRenderers("read", () =>
+				second.session.getToolDefinition("read"),
+			);
 			const render = (toolCallId: string) =>
 				read
 					?.renderResult?.(

@@ -13,9 +13,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SANDBOX_PREFIX } from "../fixtures/composing-extension.ts";
 import type { ScriptStep } from "../fixtures/scripted-provider.ts";
 import { dsmlWrite } from "../helpers/dsml.ts";
-import { EXTENSION_ENTRY, node22, PI_BIN, SCRIPTED_PROVIDER_PATH } from "../helpers/pi-cli.ts";
+import { EXTENSION_ENTRY, node22, PI_BIN, REPO_ROOT, SCRIPTED_PROVIDER_PATH } from "../helpers/pi-cli.ts";
+
+const COMPOSING_EXTENSION = join(REPO_ROOT, "test", "fixtures", "composing-extension.ts");
 
 const hasTmux = spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 if (!hasTmux) console.warn("tui.tmux.test: tmux is not installed; skipping the interactive TUI checks");
@@ -34,7 +37,17 @@ function shellQuote(value: string): string {
 }
 
 /** Starts pi's TUI in a detached tmux session and returns a screen reader. */
-function startTui(script: readonly ScriptStep[], files: Record<string, string>, model = "scripted-1") {
+function startTui(
+	script: readonly ScriptStep[],
+	files: Record<string, string>,
+	model = "scripted-1",
+	options: {
+		extensionsAfter?: readonly string[];
+		env?: Record<string, string>;
+		settings?: unknown;
+		rows?: number;
+	} = {},
+) {
 	const root = mkdtempSync(join(tmpdir(), "pi-repair-tui-"));
 	roots.push(root);
 	const workspace = join(root, "workspace");
@@ -42,7 +55,9 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>, 
 	mkdirSync(workspace, { recursive: true });
 	for (const [name, content] of Object.entries(files)) writeFileSync(join(workspace, name), content);
 	writeFileSync(join(root, "script.json"), JSON.stringify(script));
+	if (options.settings !== undefined) writeFileSync(join(root, "settings.json"), JSON.stringify(options.settings));
 	const env = {
+		...options.env,
 		PATH: `${dirname(node22())}:${process.env.PATH ?? ""}`,
 		PI_CODING_AGENT_DIR: join(root, "agent"),
 		PI_OFFLINE: "1",
@@ -55,6 +70,7 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>, 
 		.map(([key, value]) => `${key}=${shellQuote(value)}`)
 		.join(" ");
 	const pi = [node22(), PI_BIN, "--no-session", "-ne", "-e", SCRIPTED_PROVIDER_PATH, "-e", EXTENSION_ENTRY]
+		.concat((options.extensionsAfter ?? []).flatMap((path) => ["-e", path]))
 		.concat(["--provider", "scripted", "--model", model])
 		.map(shellQuote)
 		.join(" ");
@@ -70,7 +86,7 @@ function startTui(script: readonly ScriptStep[], files: Record<string, string>, 
 		"-x",
 		"80",
 		"-y",
-		"24",
+		String(options.rows ?? 24),
 		`cd ${shellQuote(workspace)} && env ${exports} ${pi}`,
 	]);
 	const screen = () => tmux(["capture-pane", "-t", name, "-p"]);
@@ -167,6 +183,63 @@ describe.skipIf(!hasTmux)("pi's interactive TUI with the repair layer", () => {
 		const screen = await tui.waitFor("finished after the leak");
 		expect(screen).toContain("🔨 1 leak stripped");
 		expect(screen).not.toContain("DSML");
+	});
+
+	it("draws a rescued call under its real header, live and expanded with Ctrl+O", { timeout: 90_000 }, async () => {
+		const tui = startTui(
+			[
+				{
+					toolCalls: [
+						{
+							id: "w1",
+							name: "write",
+							rawArguments: JSON.stringify(JSON.stringify({ path: "notes.md", content: "hi\n" })),
+						},
+						{ id: "b1", name: "bash", rawArguments: JSON.stringify(JSON.stringify({ command: "ls -la" })) },
+					],
+				},
+				{ text: "finished the rescued calls" },
+			],
+			{},
+			"scripted-1",
+			{ rows: 60 },
+		);
+		await tui.waitFor("scripted-1");
+		tui.type("go");
+		const collapsed = await tui.waitFor("finished the rescued calls");
+		// What pi renders is the repaired call: the write names its file, the bash its command.
+		expect(collapsed).toContain("write notes.md");
+		expect(collapsed).toContain("$ ls -la");
+		expect(collapsed).toContain("🔨 2 repaired");
+		tui.press("C-o");
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		const expanded = tui.screen();
+		expect(expanded).toContain("$ ls -la");
+		expect(expanded).toContain("🔨 ✓ input repaired");
+	});
+
+	it("leaves a sandboxed bash registered late by another extension in place and repairs its calls", {
+		timeout: 90_000,
+	}, async () => {
+		const tui = startTui(
+			[
+				{ toolCalls: [{ id: "b1", name: "bash", arguments: { cmd: "echo sandboxed" } }] },
+				{ text: "finished the sandboxed call" },
+			],
+			{},
+			"scripted-1",
+			{
+				extensionsAfter: [COMPOSING_EXTENSION],
+				env: { PI_FIXTURE_LATE_BASH: "1" },
+				settings: { toolAliases: { bash: { command: ["cmd"] } } },
+			},
+		);
+		await tui.waitFor("scripted-1");
+		tui.type("go");
+		const screen = await tui.waitFor("finished the sandboxed call");
+		expect(screen).toContain(`${SANDBOX_PREFIX}echo sandboxed`);
+		expect(screen).toContain("$ echo sandboxed");
+		expect(screen).toContain("🔨 ✓ input repaired");
 	});
 
 	it("shows no indicator for a clean call", { timeout: 90_000 }, async () => {

@@ -1,7 +1,7 @@
 /**
- * RepairFeedbackHub: the route of a repair's feedback from prepareArguments
- * to the call ID, the model-visible result, the indicator and the persisted
- * entry, and the privacy section of docs/operations.md naming exactly what
+ * RepairFeedbackHub: the route of a repair's feedback from the call ID it is
+ * bound to at message_end to the model-visible result, the indicator and the
+ * persisted entry, and the privacy section of docs/operations.md naming exactly what
  * that entry holds.
  */
 import { readFileSync } from "node:fs";
@@ -38,40 +38,31 @@ function hub() {
 }
 
 describe("binding repairs to calls", () => {
-	it("binds a pending repair at tool_call and attaches its note at tool_result, once", () => {
+	it("binds a repair by call ID and attaches its note at tool_result, once", () => {
 		const { hub: h } = hub();
-		h.pending("read", { path: "a" }, repaired("note A"));
-		expect(h.onToolCall("read", { path: "a" }, "c1")?.notes).toEqual(["note A"]);
+		h.bind("c1", "read", repaired("note A"));
 		expect(h.onToolResult("c1", undefined, text("body"))).toEqual(text("<repair_note>note A</repair_note>\nbody"));
 		expect(h.onToolResult("c1", undefined, text("body"))).toBeUndefined();
 	});
 
-	it("matches pending repairs by tool and args regardless of key order, oldest first", () => {
+	it("keeps identical repairs of two calls apart: each call gets its own note, by ID", () => {
 		const { hub: h } = hub();
-		h.pending("read", { path: "a", limit: 1 }, repaired("first"));
-		h.pending("read", { limit: 1, path: "a" }, repaired("second"));
-		expect(h.onToolCall("read", { path: "a", limit: 1 }, "c1")?.notes).toEqual(["first"]);
-		expect(h.onToolCall("read", { path: "a", limit: 1 }, "c2")?.notes).toEqual(["second"]);
-		expect(h.onToolCall("read", { path: "a", limit: 1 }, "c3")).toBeUndefined();
-	});
-
-	it("never binds a repair of one tool to a call of another", () => {
-		const { hub: h } = hub();
-		h.pending("read", { path: "a" }, repaired("read note"));
-		expect(h.onToolCall("ls", { path: "a" }, "c1")).toBeUndefined();
+		h.bind("c1", "read", repaired("first"));
+		h.bind("c2", "read", repaired("second"));
+		expect(h.onToolResult("c2", undefined, text("b"))).toEqual(text("<repair_note>second</repair_note>\nb"));
+		expect(h.onToolResult("c1", undefined, text("a"))).toEqual(text("<repair_note>first</repair_note>\na"));
+		expect(h.onToolResult("c3", undefined, text("c"))).toBeUndefined();
 	});
 
 	it("leaves results of calls that were never repaired alone", () => {
 		const { hub: h } = hub();
-		expect(h.onToolCall("read", { path: "a" }, "c1")).toBeUndefined();
 		expect(h.onToolResult("c1", undefined, text("body"))).toBeUndefined();
 	});
 
-	it("keeps the note of a call bound up front and adds the input repair after it", () => {
+	it("keeps the note of a call bound first and adds a later repair of the same call after it", () => {
 		const { hub: h } = hub();
 		h.bind("p1", "read", { ...repaired("recovered from text", "grammarRecovery:glm"), outcome: "recovered" });
-		h.pending("read", { path: "a" }, repaired("alias fixed"));
-		h.onToolCall("read", { path: "a" }, "p1");
+		h.bind("p1", "read", repaired("alias fixed"));
 		expect(h.info("p1")?.rules).toEqual(["grammarRecovery:glm", "preprocess.exact-alias"]);
 		expect(h.onToolResult("p1", undefined, text("x"))).toEqual(
 			text("<repair_note>recovered from text</repair_note>\n<repair_note>alias fixed</repair_note>\nx"),
@@ -82,8 +73,7 @@ describe("binding repairs to calls", () => {
 describe("codemode's nested calls", () => {
 	it("never changes a nested result and attaches the nested notes to the parent result", () => {
 		const { hub: h } = hub();
-		h.pending("read", { path: "a" }, repaired("nested note"));
-		h.onToolCall("read", { path: "a" }, "cm/1");
+		h.bind("cm/1", "read", repaired("nested note"));
 		expect(h.onToolResult("cm/1", "cm", text("file text"))).toBeUndefined();
 		expect(h.onToolResult("cm", undefined, text("Script completed"))).toEqual(
 			text("<repair_note>nested note</repair_note>\nScript completed"),
@@ -105,8 +95,7 @@ describe("indicator info and persisted entries", () => {
 
 	it("persists value-free entries without notes and shows the call in the tally", () => {
 		const { hub: h, entries } = hub();
-		h.pending("read", { path: "secret-path" }, repaired("names secret-path"));
-		h.onToolCall("read", { path: "secret-path" }, "c1");
+		h.bind("c1", "read", repaired("names secret-path"));
 		expect(entries).toEqual([
 			{
 				toolCallId: "c1",
@@ -157,26 +146,24 @@ describe("indicator info and persisted entries", () => {
 					throw new Error("no entries here");
 				}),
 		});
-		h.pending("read", { path: "a" }, repaired("n"));
-		expect(h.onToolCall("read", { path: "a" }, "c1")?.notes).toEqual(["n"]);
+		h.bind("c1", "read", repaired("n"));
+		expect(h.info("c1")?.notes).toEqual(["n"]);
 		expect(contained).toEqual([{ label: "append-entry:tool-repair", error: "Error" }]);
 	});
 
 	it("drops repairs of calls that never ran at the end of a turn, keeping the indicator info", () => {
 		const { hub: h } = hub();
-		h.pending("read", { path: "a" }, repaired("stale"));
-		h.bind("shown", "read", repaired("bound"));
+		h.bind("never-ran", "read", repaired("stale"));
 		h.endTurn();
-		expect(h.onToolCall("read", { path: "a" }, "later")).toBeUndefined();
-		expect(h.info("shown")?.rules).toEqual(["preprocess.exact-alias"]);
+		expect(h.onToolResult("never-ran", undefined, text("x"))).toBeUndefined();
+		expect(h.info("never-ran")?.rules).toEqual(["preprocess.exact-alias"]);
 	});
 
 	it("forgets everything on clear (session shutdown)", () => {
 		const { hub: h } = hub();
-		h.pending("read", { path: "a" }, repaired("n"));
 		h.bind("b", "read", repaired("m"));
 		h.clear();
-		expect(h.onToolCall("read", { path: "a" }, "c1")).toBeUndefined();
+		expect(h.onToolResult("b", undefined, text("x"))).toBeUndefined();
 		expect(h.info("b")).toBeUndefined();
 		expect(h.repairCount).toBe(0);
 	});

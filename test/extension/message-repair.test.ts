@@ -15,8 +15,10 @@ import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
 import {
 	CallTargets,
-	piWouldAccept,
-	repairToolCalls,
+	judgeToolCalls,
+	losslessCoercion,
+	PendingRefusals,
+	piCoercion,
 	rescueDepsFor,
 	type ToolSource,
 } from "../../src/extension/message-repair.ts";
@@ -63,25 +65,19 @@ function setup(options: { aliases?: unknown; active?: string[] } = {}) {
 			return tools;
 		},
 		activeTools: () => options.active ?? ["todo", "lookup"],
-		ownRepairer: () => undefined,
-		knownOwnRepairer: () => undefined,
+		builtinRepairer: () => undefined,
+		piShimFor: () => undefined,
 		configuredAliases: (name) => aliasesFor(aliases, name),
 	};
 	const targets = new CallTargets(source, deps);
-	const pass = (message: ReturnType<typeof assistant>) => {
-		const target = targets.forMessage();
-		const rescued = rescueMalformedArguments(
-			message,
-			rescueDepsFor(
-				target,
-				feedback,
-				undefined,
-				createContained(() => deps.telemetry),
-			),
-		);
-		return repairToolCalls(rescued ?? message, target, feedback) ?? rescued;
-	};
-	return { pass, outcomes, feedback, listed: () => listed };
+	const refusals = new PendingRefusals();
+	const pass = (message: ReturnType<typeof assistant>) =>
+		judgeToolCalls(message, targets.forMessage(), {
+			feedback,
+			refusals,
+			contained: createContained(() => deps.telemetry),
+		});
+	return { pass, outcomes, feedback, refusals, listed: () => listed };
 }
 
 function call(id: string, name: string, args: Record<string, unknown>) {
@@ -144,21 +140,54 @@ describe("the message_end pass for other owners' tools", () => {
 	});
 
 	it.each([
-		["null into a required string", { query: null }],
-		["a list literal pi would wrap as one item", { query: "q", keys: "['a', 'b']" }],
-	])("refuses %s through argumentsError with the retry message, where pi would let it through", (_label, args) => {
-		const { pass } = setup();
-		const result = pass(assistant([call("r", "lookup", args)]));
-		// pi 1.3 refuses a string where its plain JSON Schema wants an array, so there the call is
-		// left to pi's own message; later releases wrap it as one item, and the layer must refuse first.
-		if (!piWouldAccept("lookup", LOOKUP_SCHEMA, args)) {
-			expect(result).toBeUndefined();
-			return;
-		}
-		const block = result?.content[0] as { argumentsError?: string; arguments: object };
-		expect(block.argumentsError).toContain("call it again");
-		expect(block.arguments).toEqual(args);
-		expect(isArgumentsRefused(block.arguments)).toBe(true);
+		["null into a required string", { query: null }, { query: "null" }],
+		["a list literal pi would wrap as one item", { query: "q", keys: "['a', 'b']" }, undefined],
+	])(
+		"refuses %s at tool_call, where pi would let it through and the owner's shim changed nothing",
+		(_label, args, ran) => {
+			const { pass, refusals } = setup();
+			const block = call("r", "lookup", args);
+			// The verdict waits for tool_call: the owner's own shim runs after message_end and may handle the call.
+			expect(pass(assistant([block]))).toBeUndefined();
+			const coerced = piCoercion("lookup", LOOKUP_SCHEMA, args);
+			// pi 1.3 refuses a string where its plain JSON Schema wants an array, so there the call is
+			// left to pi's own message; later releases wrap it as one item, and the layer must refuse first.
+			if (coerced === undefined) {
+				expect(refusals.verdict("r", args)).toBeUndefined();
+				return;
+			}
+			if (ran !== undefined) expect(coerced.value).toEqual(ran);
+			expect(refusals.verdict("r", coerced.value)).toContain("call it again");
+			expect(refusals.verdict("r", coerced.value)).toBeUndefined();
+		},
+	);
+
+	it("lets the call run when the owner's shim changed it before pi ran it", () => {
+		const { pass, refusals } = setup();
+		pass(assistant([call("r", "lookup", { query: null })]));
+		expect(refusals.verdict("r", { query: "from the shim" })).toBeUndefined();
+	});
+
+	it("runs what pi's coercion runs losslessly, as sent: a number taken into a one-item list", () => {
+		const { pass, refusals, outcomes } = setup();
+		const ids = { type: "object", properties: { ids: { type: "array", items: { type: "number" } } } };
+		expect(losslessCoercion({ ids: 42 }, piCoercion("t", ids, { ids: 42 })?.value)).toBe(true);
+		const block = call("n", "lookup", { query: "q", limit: "7" });
+		expect(pass(assistant([block]))).toBeUndefined();
+		expect(refusals.verdict("n", { query: "q", limit: 7 })).toBeUndefined();
+		expect(outcomes).toEqual([]);
+	});
+
+	it.each([
+		["null into text", { a: null }, { a: "null" }, false],
+		["a boolean into text", { a: true }, { a: "true" }, false],
+		["text into a one-item list", { a: "['x']" }, { a: ["['x']"] }, false],
+		["a number into a one-item list", { a: 42 }, { a: [42] }, true],
+		["decimal text into a number", { a: "-0.5" }, { a: -0.5 }, true],
+		["other number text into a number", { a: "1e3" }, { a: 1000 }, false],
+		["a dropped key", { a: 1, b: 2 }, { a: 1 }, false],
+	])("judges %s lossless: %s", (_label, sent, coerced, lossless) => {
+		expect(losslessCoercion(sent, coerced)).toBe(lossless);
 	});
 
 	it("applies aliases only where the owner configured them", () => {
@@ -189,7 +218,7 @@ describe("the rescue's boundary", () => {
 			},
 		} as unknown as ToolRepairer;
 		const rescue = rescueDepsFor(
-			() => ({ repairer: failing, own: false }),
+			() => ({ repairer: failing, builtin: false }),
 			new RepairFeedbackHub(),
 			undefined,
 			contained,

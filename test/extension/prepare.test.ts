@@ -1,19 +1,22 @@
 /**
- * The wrapped prepareArguments: the
- * outcomes, fail-closed and passthrough, and fault containment. Built on the
- * real read/edit definitions through the same repairer the overrides use.
+ * A built-in's repairer as the message_end pass uses it: the outcomes,
+ * fail-closed and passthrough, and fault containment. Built on the real
+ * read/edit definitions through the same repairer the layer uses.
  */
 
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/builtin-overrides.ts";
+import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/builtin-repairers.ts";
+import { createContained } from "../../src/extension/contained.ts";
 import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
+import { judgeToolCalls, PendingRefusals } from "../../src/extension/message-repair.ts";
 import { ModelTracker } from "../../src/extension/model-tracker.ts";
 import { type RepairDeps, ToolRepairer } from "../../src/extension/prepare.ts";
 import { defaultRepairSettings } from "../../src/extension/settings.ts";
-import type { ToolOutcomeEvent } from "../../src/extension/types.ts";
-import { markArgumentsRefused } from "../../src/pi/refused-arguments.ts";
+import type { ContainedErrorEvent, ToolOutcomeEvent } from "../../src/extension/types.ts";
+import { isArgumentsRefused } from "../../src/pi/refused-arguments.ts";
+import { recordingContained } from "../support/contained-recorder.ts";
 
 const savedPassthrough = process.env.PI_TOOL_REPAIR_PASSTHROUGH;
 afterEach(() => {
@@ -42,18 +45,33 @@ function setup(tool: "read" | "edit" | "write" = "read", overrides: Partial<Repa
 	return { repairer: repairerFor(tool, definition, deps), outcomes, deps, settings };
 }
 
-describe("outcomes of the wrapped prepareArguments", () => {
-	it("returns valid input as the same object, with no telemetry and nothing pending", () => {
+/** One call of pi's own built-in through the message_end pass, as the layer judges it. */
+function judge(repairer: ToolRepairer, args: Record<string, unknown>, deps: RepairDeps, id = "c1") {
+	const feedback = deps.feedback;
+	const message = {
+		role: "assistant",
+		stopReason: "toolUse",
+		content: [{ type: "toolCall", id, name: "read", arguments: args }],
+	};
+	const result = judgeToolCalls(message, () => ({ repairer, builtin: true }), {
+		feedback,
+		refusals: new PendingRefusals(),
+		contained: deps.contained ?? createContained(() => deps.telemetry),
+	});
+	return result?.content[0] as { arguments: unknown; argumentsError?: string } | undefined;
+}
+
+describe("outcomes of a built-in call judged at message_end", () => {
+	it("leaves a valid call as it is (same block), with no telemetry and no note", () => {
 		const { repairer, outcomes, deps } = setup();
-		const input = { path: "a.txt" };
-		expect(repairer.prepare(input)).toBe(input);
+		expect(judge(repairer, { path: "a.txt" }, deps)).toBeUndefined();
 		expect(outcomes).toEqual([]);
-		expect(deps.feedback.lifecycle.pendingCount).toBe(0);
+		expect(deps.feedback.info("c1")).toBeUndefined();
 	});
 
-	it("returns repaired args, records value-free telemetry and queues the feedback", () => {
+	it("writes repaired args back, records value-free telemetry and binds the note to the call's ID", () => {
 		const { repairer, outcomes, deps } = setup();
-		expect(repairer.prepare({ file_path: "secret.txt" })).toEqual({ path: "secret.txt" });
+		expect(judge(repairer, { file_path: "secret.txt" }, deps)?.arguments).toEqual({ path: "secret.txt" });
 		expect(outcomes).toEqual([
 			{
 				tool: "read",
@@ -65,12 +83,14 @@ describe("outcomes of the wrapped prepareArguments", () => {
 				owner: "builtin",
 			},
 		]);
-		expect(deps.feedback.lifecycle.pendingCount).toBe(1);
+		expect(deps.feedback.info("c1")?.notes).toHaveLength(1);
 	});
 
-	it("throws the retry message for unrepairable input and records it with empty rules", () => {
-		const { repairer, outcomes } = setup();
-		expect(() => repairer.prepare({ nothing: "useful" })).toThrow(/read[\s\S]*Received: \{"nothing":"useful"\}/);
+	it("refuses unrepairable input with the retry message and records it with empty rules", () => {
+		const { repairer, outcomes, deps } = setup();
+		const block = judge(repairer, { nothing: "useful" }, deps);
+		expect(block?.argumentsError).toMatch(/read[\s\S]*Received: \{"nothing":"useful"\}/);
+		expect(isArgumentsRefused(block?.arguments)).toBe(true);
 		expect(outcomes[0]).toMatchObject({
 			outcome: "unrepairable",
 			rules: [],
@@ -81,17 +101,8 @@ describe("outcomes of the wrapped prepareArguments", () => {
 
 	it("hands unrepairable input to pi unchanged with PI_TOOL_REPAIR_PASSTHROUGH", () => {
 		process.env.PI_TOOL_REPAIR_PASSTHROUGH = "1";
-		const { repairer } = setup();
-		const input = { nothing: "useful" };
-		expect(repairer.prepare(input)).toBe(input);
-	});
-
-	it("lets pi report a malformed call the rescue could not repair (its own message carries the text)", () => {
-		const { repairer, outcomes } = setup();
-		const args = {};
-		markArgumentsRefused(args);
-		expect(repairer.prepare(args)).toBe(args);
-		expect(outcomes).toEqual([]);
+		const { repairer, deps } = setup();
+		expect(judge(repairer, { nothing: "useful" }, deps)).toBeUndefined();
 	});
 
 	it("keys the pipeline config to the current profile and model", () => {
@@ -106,13 +117,13 @@ describe("outcomes of the wrapped prepareArguments", () => {
 });
 
 describe("fault containment", () => {
-	it("still returns the repaired args when telemetry and the feedback queue throw", () => {
+	it("still runs the repaired args when telemetry and note binding throw", () => {
 		const explode = () => {
 			throw new Error("disk full");
 		};
 		const feedback = new RepairFeedbackHub();
-		feedback.pending = explode;
-		const { repairer } = setup("read", {
+		feedback.bind = explode;
+		const { repairer, deps } = setup("read", {
 			feedback,
 			telemetry: {
 				toolOutcome: explode,
@@ -122,20 +133,20 @@ describe("fault containment", () => {
 				grammarObserved: explode,
 			},
 		});
-		expect(repairer.prepare({ file_path: "a" })).toEqual({ path: "a" });
+		expect(judge(repairer, { file_path: "a" }, deps)?.arguments).toEqual({ path: "a" });
 	});
 
-	it("proceeds as pi alone would when the pipeline itself throws: the raw input, through the owner's shim", () => {
+	it("leaves the call as pi delivered it when the pipeline itself throws, and reports it", () => {
 		const { deps } = setup();
+		const reported: ContainedErrorEvent[] = [];
 		class ThrowingRepairer extends ToolRepairer {
 			override run(): never {
 				throw new Error("internal failure");
 			}
 		}
 		const spec = { name: "read", schema: {} as never, preprocessors: [], repairConfig: {}, strictSampling: false };
-		const input = { file_path: "a" };
-		expect(new ThrowingRepairer(spec, deps).prepare(input)).toBe(input);
-		const shimmed = new ThrowingRepairer({ ...spec, ownerPrepare: () => ({ path: "from the shim" }) }, deps);
-		expect(shimmed.prepare(input)).toEqual({ path: "from the shim" });
+		const contained = recordingContained(reported);
+		expect(judge(new ThrowingRepairer(spec, deps), { file_path: "a" }, { ...deps, contained })).toBeUndefined();
+		expect(reported).toEqual([{ label: "judge:read", error: "Error" }]);
 	});
 });

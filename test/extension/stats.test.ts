@@ -94,6 +94,14 @@ describe("what each record counts toward", () => {
 		]);
 	});
 
+	it("counts a leak that was stripped and then continued once in the families, and the continuation by its rule", () => {
+		const acc = new StatsAccumulator();
+		acc.addLine('{"outcome":"stripped","rules":["grammarStrip"],"channel":"message","grammar":"glm"}');
+		acc.addLine('{"outcome":"continued","rules":["continueSilentStop"],"channel":"message","grammar":"glm"}');
+		expect([...acc.stats.grammars]).toEqual([["glm", 1]]);
+		expect(acc.stats.rules.get("continueSilentStop")).toBe(1);
+	});
+
 	it("counts a message record without a grammar as the unknown family", () => {
 		const acc = new StatsAccumulator();
 		acc.addLine('{"outcome":"stripped","rules":["grammarStrip"],"channel":"message"}');

@@ -6,7 +6,7 @@
 import type { ToolInfo } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_TOOL_NAMES } from "../../src/core/builtin-tables.ts";
-import { ForeignOwners, foreignOwnerLine, ownerKindOf, surveyBuiltinOwners } from "../../src/extension/tool-owners.ts";
+import { ForeignOwners, foreignBuiltinOwners, foreignOwnerLine, ownerKindOf } from "../../src/extension/tool-owners.ts";
 
 function tool(name: string, path: string, source = "local", extra: Partial<ToolInfo> = {}): ToolInfo {
 	return {
@@ -30,23 +30,17 @@ describe("owner kinds", () => {
 });
 
 describe("the survey of the eight built-in names", () => {
-	it("finds pi-owned, own and foreign names", () => {
-		const ours = tool("read", "/layer/index.ts");
+	it("names the built-ins another extension holds, and only those", () => {
 		const tools = [
-			ours,
 			tool("bash", "/x/sandbox.ts"),
-			...BUILTIN_TOOL_NAMES.filter((name) => name !== "read" && name !== "bash").map((name) =>
-				tool(name, `builtin:${name}`, "builtin"),
-			),
+			tool("todo", "/x/todo.ts"),
+			...BUILTIN_TOOL_NAMES.filter((name) => name !== "bash").map((name) => tool(name, `builtin:${name}`, "builtin")),
 		];
-		const survey = surveyBuiltinOwners(tools, (candidate) => candidate === ours);
-		expect(survey.ours).toEqual(["read"]);
-		expect(survey.foreign).toEqual([{ tool: "bash", owner: "/x/sandbox.ts" }]);
-		expect(survey.piOwned).toHaveLength(6);
+		expect(foreignBuiltinOwners(tools)).toEqual([{ tool: "bash", owner: "/x/sandbox.ts" }]);
 	});
 
-	it("counts a name pi does not list (left out by an allowlist) as pi's", () => {
-		expect(surveyBuiltinOwners([], () => false).piOwned).toEqual([...BUILTIN_TOOL_NAMES]);
+	it("has nothing to say when pi lists no built-in (left out by an allowlist)", () => {
+		expect(foreignBuiltinOwners([])).toEqual([]);
 	});
 });
 

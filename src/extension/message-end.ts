@@ -1,0 +1,103 @@
+/**
+ * The `message_end` pass as an ordered table of stages. Each row names its
+ * step, says for which messages it runs and returns the changed message (or
+ * `undefined` for "unchanged"); the next row sees the result. The order is
+ * data: it is read here, top to bottom, and pinned by one unit test. A new
+ * message-level repair is one row.
+ *
+ * Each stage runs inside the extension's one `contained` boundary: a stage
+ * that fails is reported and leaves the message as the stage before it left
+ * it, and the rows after it still run.
+ */
+import type { Contained } from "./contained.ts";
+
+/** The message of a `message_end` event, as far as the stages read it. */
+export interface PassMessage {
+	role?: unknown;
+	content?: unknown;
+	stopReason?: unknown;
+}
+
+/** What every stage of one pass may read besides the current message. */
+export interface PassContext {
+	/** The message as pi delivered it, before any stage. */
+	readonly original: PassMessage;
+}
+
+export interface MessageEndStage {
+	/** Names the stage in contained-error reports (`message-end:<label>`). */
+	label: string;
+	/** Whether the stage runs for this message (its role, the live settings). */
+	enabled(message: PassMessage): boolean;
+	/** The changed message, or `undefined` when the stage changed nothing. */
+	run(message: PassMessage, pass: PassContext): PassMessage | undefined;
+}
+
+/**
+ * Runs `stages` in order over `message`; returns the final message, or
+ * `undefined` when no stage changed it.
+ */
+export function runMessageEndStages(
+	stages: readonly MessageEndStage[],
+	message: PassMessage,
+	contained: Contained,
+): PassMessage | undefined {
+	const pass: PassContext = { original: message };
+	let current = message;
+	for (const stage of stages) {
+		const next = contained(`message-end:${stage.label}`, () =>
+			stage.enabled(current) ? stage.run(current, pass) : undefined,
+		);
+		if (next !== undefined) current = next;
+	}
+	return current === message ? undefined : current;
+}
+
+/** What the layer's own stages are built from (all read at call time, so settings changes apply at once). */
+export interface LayerStageDeps {
+	/** `settings.repairToolNames`. */
+	repairToolNames(): boolean;
+	/** A failed call's result, with the active tools listed when its tool was unknown. */
+	listTools(message: PassMessage): PassMessage | undefined;
+	/** Calls to unknown tools renamed to the one active tool they clearly meant; their notes bound. */
+	renameTools(message: PassMessage): PassMessage | undefined;
+	/** Leaked tool-call grammar in the text: promoted, stripped or observed. */
+	grammarLeaks(message: PassMessage): PassMessage | undefined;
+	/** Every call judged once: malformed text rescued, arguments repaired or refused, notes bound by ID. */
+	judgeCalls(message: PassMessage): PassMessage | undefined;
+	/** A reply that ran nothing although the model meant to act, noted for `turn_end`. */
+	noteSilentStop(original: PassMessage, final: PassMessage): void;
+}
+
+const isAssistant = (message: PassMessage) => message.role === "assistant";
+
+/**
+ * The layer's stages, in order: names first, so the calls are judged against
+ * the tool the model meant; grammar leaks before the calls, so a promoted
+ * call is judged like any other; the silent-stop check last, on the final
+ * message.
+ */
+export function layerStages(deps: LayerStageDeps): MessageEndStage[] {
+	return [
+		{
+			label: "tool-result-tools",
+			enabled: (message) => message.role === "toolResult" && deps.repairToolNames(),
+			run: (message) => deps.listTools(message),
+		},
+		{
+			label: "tool-names",
+			enabled: (message) => isAssistant(message) && deps.repairToolNames(),
+			run: (message) => deps.renameTools(message),
+		},
+		{ label: "grammar", enabled: isAssistant, run: (message) => deps.grammarLeaks(message) },
+		{ label: "tool-calls", enabled: isAssistant, run: (message) => deps.judgeCalls(message) },
+		{
+			label: "silent-stops",
+			enabled: isAssistant,
+			run: (message, pass) => {
+				deps.noteSilentStop(pass.original, message);
+				return undefined;
+			},
+		},
+	];
+}

@@ -1,0 +1,106 @@
+/**
+ * The message_end pass as a table: the order of the layer's stages is data
+ * (pinned here, in one place), each stage sees what the one before it left,
+ * a disabled stage is skipped, and a failing stage is reported and changes
+ * nothing while the rows after it still run.
+ */
+import { describe, expect, it } from "vitest";
+import {
+	type LayerStageDeps,
+	layerStages,
+	type MessageEndStage,
+	type PassMessage,
+	runMessageEndStages,
+} from "../../src/extension/message-end.ts";
+import type { ContainedErrorEvent } from "../../src/extension/types.ts";
+import { recordingContained } from "../support/contained-recorder.ts";
+
+/** Stage deps that record which stage ran, on which message, and mark the message they return. */
+function recordingDeps(repairToolNames: boolean) {
+	const ran: string[] = [];
+	const mark = (label: string) => (message: PassMessage) => {
+		ran.push(label);
+		return { ...message, content: [...(message.content as string[]), label] };
+	};
+	let silent: { original: PassMessage; final: PassMessage } | undefined;
+	const deps: LayerStageDeps = {
+		repairToolNames: () => repairToolNames,
+		listTools: mark("tool-result-tools"),
+		renameTools: mark("tool-names"),
+		grammarLeaks: mark("grammar"),
+		judgeCalls: mark("tool-calls"),
+		noteSilentStop: (original, final) => {
+			ran.push("silent-stops");
+			silent = { original, final };
+		},
+	};
+	return { deps, ran, silent: () => silent };
+}
+
+describe("the layer's message_end stages", () => {
+	it("run in this order: names, grammar leaks, every call judged once, then the silent-stop check", () => {
+		const { deps } = recordingDeps(true);
+		expect(layerStages(deps).map((stage) => stage.label)).toEqual([
+			"tool-result-tools",
+			"tool-names",
+			"grammar",
+			"tool-calls",
+			"silent-stops",
+		]);
+	});
+
+	it("hand each stage the message the one before it left, and the silent-stop check the original and the final", () => {
+		const { deps, ran, silent } = recordingDeps(true);
+		const message = { role: "assistant", content: [] };
+		const final = runMessageEndStages(layerStages(deps), message, recordingContained([]));
+		expect(ran).toEqual(["tool-names", "grammar", "tool-calls", "silent-stops"]);
+		expect(final?.content).toEqual(["tool-names", "grammar", "tool-calls"]);
+		expect(silent()?.original).toBe(message);
+		expect(silent()?.final).toBe(final);
+	});
+
+	it("skip the name stages when tool-name repair is off, and run only the result stage on a tool result", () => {
+		const off = recordingDeps(false);
+		runMessageEndStages(layerStages(off.deps), { role: "assistant", content: [] }, recordingContained([]));
+		expect(off.ran).toEqual(["grammar", "tool-calls", "silent-stops"]);
+		const on = recordingDeps(true);
+		runMessageEndStages(layerStages(on.deps), { role: "toolResult", content: [] }, recordingContained([]));
+		expect(on.ran).toEqual(["tool-result-tools"]);
+	});
+});
+
+describe("running a table of stages", () => {
+	it("returns undefined when no stage changed the message", () => {
+		const stage: MessageEndStage = { label: "noop", enabled: () => true, run: () => undefined };
+		expect(runMessageEndStages([stage], { role: "assistant" }, recordingContained([]))).toBeUndefined();
+	});
+
+	it("reports a failing stage, keeps the message as it was before it, and still runs the next one", () => {
+		const reported: ContainedErrorEvent[] = [];
+		const seen: PassMessage[] = [];
+		const first: MessageEndStage = {
+			label: "first",
+			enabled: () => true,
+			run: (message) => ({ ...message, content: ["first"] }),
+		};
+		const failing: MessageEndStage = {
+			label: "failing",
+			enabled: () => true,
+			run: () => {
+				throw new TypeError("boom");
+			},
+		};
+		const last: MessageEndStage = {
+			label: "last",
+			enabled: () => true,
+			run: (message) => {
+				seen.push(message);
+				return undefined;
+			},
+		};
+		const final = runMessageEndStages([first, failing, last], { role: "assistant" }, recordingContained(reported));
+		expect(final?.content).toEqual(["first"]);
+		expect(seen).toEqual([final]);
+		expect(reported).toEqual([{ label: "message-end:failing", error: "TypeError" }]);
+	});
+});
