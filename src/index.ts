@@ -296,7 +296,11 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 					feedback.bind(call.toolCallId, call.to, renameFeedback(call, settings.policyProfile, model.id)),
 				);
 			}
-			const named = (renamed?.message ?? event.message) as typeof event.message;
+			// A split call (empty native arguments, the arguments leaked as text) is merged before argument repair.
+			const split = contained("message-end:split-call", () =>
+				grammarLeaks.splitCall(renamed?.message ?? event.message),
+			);
+			const named = (split?.message ?? renamed?.message ?? event.message) as typeof event.message;
 			const target = targets.forMessage();
 			// Reading ctx.model makes pi look the model up, so only a message with malformed text pays for it.
 			const rescued = hasMalformedCall(named)
@@ -312,7 +316,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			contained("message-end:silent-stops", () =>
 				silentStops.noteAssistantMessage(current, promoted?.message ?? current),
 			);
-			const final = promoted?.message ?? repaired ?? renamed?.message;
+			const final = promoted?.message ?? repaired ?? split?.message ?? renamed?.message;
 			if (final !== undefined || leaksNoted) showTally(ctx);
 			return final === undefined ? undefined : { message: final as typeof event.message };
 		}),

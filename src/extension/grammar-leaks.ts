@@ -84,7 +84,10 @@ interface PromotedCall {
 	split?: boolean;
 }
 
-export type GrammarLeakHandler = (message: unknown) => { message: MinimalAssistantMessage } | undefined;
+export type GrammarLeakHandler = ((message: unknown) => { message: MinimalAssistantMessage } | undefined) & {
+	/** Only the split-call merge (cline#13348), for the caller to run before the empty call meets argument repair. */
+	splitCall(message: unknown): { message: MinimalAssistantMessage } | undefined;
+};
 
 /** The note the model sees on the result of a call merged from its native half and its leaked arguments. */
 export function splitCallNote(grammar: string, name: string): string {
@@ -127,38 +130,35 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 			}),
 		);
 	};
-	return (message) => {
+	/** The split-call merge alone, so the caller can run it before argument repair sees the empty call. */
+	const splitCall = (message: unknown): { message: MinimalAssistantMessage } | undefined => {
+		const settings = deps.settings();
+		if (settings.grammarRecovery !== "recover" || !isAssistantMessage(message)) return undefined;
+		const model = deps.modelId();
+		const merged = contained("grammar:split-call", () =>
+			mergeSplitCall(message, {
+				grammars: leakGrammarsFor(model, deps.leakModels?.()),
+				knownTools: knownToolsFor(settings, deps),
+				toolSchemas: deps.toolSchemas(),
+				echoes: deps.echoSources ? createEchoIndex(deps.echoSources()) : NO_ECHOES,
+			}),
+		);
+		if (merged === undefined) return undefined;
+		const { callId, name, grammar } = merged;
+		const profile = settings.policyProfile;
+		const feedback = recoveredFeedback(RULE.mergeSplitCall, splitCallNote(grammar, name), profile, model);
+		bookkeep(model, profile, { callId, name, grammar, feedback, split: true });
+		return { message: merged.message };
+	};
+	const handler = (message: unknown): { message: MinimalAssistantMessage } | undefined => {
 		const settings = deps.settings();
 		const mode = settings.grammarRecovery;
 		if (mode === "off") return undefined;
 		if (!isAssistantMessage(message)) return undefined;
+		const merged = splitCall(message);
+		if (merged !== undefined) return merged;
 		const model = deps.modelId();
 		const profile = settings.policyProfile;
-		const feedbackFor = (rule: string, note: string): RepairFeedback => ({
-			rules: [rule],
-			notes: [note],
-			stages: ["grammar"],
-			profile,
-			outcome: "recovered",
-			...(model === undefined ? {} : { model }),
-		});
-		if (mode === "recover") {
-			const echoes = deps.echoSources ? createEchoIndex(deps.echoSources()) : NO_ECHOES;
-			const merged = contained("grammar:split-call", () =>
-				mergeSplitCall(message, {
-					grammars: leakGrammarsFor(model, deps.leakModels?.()),
-					knownTools: knownToolsFor(settings, deps),
-					toolSchemas: deps.toolSchemas(),
-					echoes,
-				}),
-			);
-			if (merged !== undefined) {
-				const { callId, name, grammar } = merged;
-				const feedback = feedbackFor(RULE.mergeSplitCall, splitCallNote(grammar, name));
-				bookkeep(model, profile, { callId, name, grammar, feedback, split: true });
-				return { message: merged.message };
-			}
-		}
 		const options: Parameters<typeof recoverGrammarLeaks>[1] = {
 			mode,
 			grammars: leakGrammarsFor(model, deps.leakModels?.()),
@@ -188,7 +188,12 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 			result.recoveredCalls.forEach((call, i) => {
 				const callId = result.promotedCallIds[i];
 				if (callId === undefined) return;
-				const feedback = feedbackFor(grammarRecoveryRuleId(call.grammar), grammarRecoveryNote(call.grammar, call.name));
+				const feedback = recoveredFeedback(
+					grammarRecoveryRuleId(call.grammar),
+					grammarRecoveryNote(call.grammar, call.name),
+					profile,
+					model,
+				);
 				bookkeep(model, profile, { callId, name: call.name, grammar: call.grammar, feedback });
 			});
 		} else {
@@ -196,5 +201,18 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 			deps.onLeakText?.({ outcome: "stripped", grammars: result.strippedGrammars, count: result.strippedRanges, mode });
 		}
 		return { message: result.message };
+	};
+	return Object.assign(handler, { splitCall });
+}
+
+/** The feedback of a call the handler made run. */
+function recoveredFeedback(rule: string, note: string, profile: string, model: string | undefined): RepairFeedback {
+	return {
+		rules: [rule],
+		notes: [note],
+		stages: ["grammar"],
+		profile,
+		outcome: "recovered",
+		...(model === undefined ? {} : { model }),
 	};
 }

@@ -70,6 +70,8 @@ describe("split calls, bash debris and reasoning-only stops through pi's real ag
 			.telemetry()
 			.filter((record) => (record.rules as string[] | undefined)?.includes("mergeSplitCall"));
 		expect(merged).toEqual([expect.objectContaining({ tool: "read", grammar: "dsml", outcome: "recovered" })]);
+		// The merged call runs once, repaired or valid: the empty half is never counted as a refused call.
+		expect(run.telemetry().filter((record) => record.outcome === "unrepairable")).toEqual([]);
 		expect(JSON.stringify(run.telemetry())).not.toContain("notes.md");
 	});
 
