@@ -55,6 +55,8 @@ export const RULE = {
 	convertScalarToSchemaType: "convertScalarToSchemaType",
 	// the tool name: a leaked name renamed to the one active tool it matches (`repairToolNames`)
 	renameLeakedToolName: "renameLeakedToolName",
+	// the message: a native call with empty arguments merged with the same call's arguments leaked as text
+	mergeSplitCall: "mergeSplitCall",
 	// the agent loop: a turn that ran nothing although the model meant to act is continued once
 	continueSilentStop: "continueSilentStop",
 	// containment: an internal error the layer caught at a boundary and failed closed on
@@ -114,6 +116,7 @@ export const RULE_STAGE: Readonly<Record<RuleId, RuleStage>> = {
 	[RULE.reportUndeclaredKeys]: "schema-repair",
 	[RULE.convertScalarToSchemaType]: "schema-repair",
 	[RULE.renameLeakedToolName]: "tool-name",
+	[RULE.mergeSplitCall]: "grammar",
 	[RULE.continueSilentStop]: "continuation",
 	[RULE.containedError]: "containment",
 };

@@ -16,7 +16,13 @@
  * results or the user's message, not a mention inside a sentence) and the
  * reply ends with it: nothing but whitespace after it. The note quotes only
  * the name of an active tool spelled as a plain tool-name token, never text
- * from the message. Never twice in a row (a continuation that again ends
+ * from the message.
+ *
+ * A reply can also stop on reasoning alone: reasoning (a thinking part or a
+ * `<think>` span) and no answer and no call, sometimes with the call written
+ * inside the reasoning and never made. Reasoning is never acted on, so this
+ * too only asks, under the same bounds; the tool is named only when a call in
+ * the reasoning names an active tool with a plain name. Never twice in a row (a continuation that again ends
  * silently is left to the user), at most {@link MAX_CONTINUATIONS_PER_SESSION}
  * times per session, and not at all with `askOnSilentStop` off.
  */
@@ -25,7 +31,9 @@ import { createEchoIndex } from "../grammar/echo.ts";
 import { type LeakModelPatterns, leakGrammarsFor } from "../grammar/models.ts";
 import { detectGrammarLeaks } from "../grammar/parse.ts";
 import { createProvenanceJudge, endsText } from "../grammar/provenance.ts";
-import { removeRanges } from "../grammar/ranges.ts";
+import { cutRanges, removeRanges } from "../grammar/ranges.ts";
+import { reasoningSpans } from "../grammar/reasoning.ts";
+import { judgeLeaks, scannableField } from "../grammar/recover.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
 import type { RepairSettings } from "./types.ts";
 
@@ -52,6 +60,8 @@ export interface SilentStopDeps {
 /** Why the last assistant message ran nothing. */
 interface SilentStop {
 	phantom: boolean;
+	/** The reply held reasoning and nothing else. */
+	reasoningOnly?: boolean;
 	/** The tool the reply's closing leak names, when it is an active tool with a plain name. */
 	tool: string | undefined;
 }
@@ -85,7 +95,13 @@ export class SilentStopGuard {
 		const stop = final.stopReason;
 		if (stop !== "toolUse" && stop !== "stop") return;
 		const leak = this.closingLeakOf(original);
-		if (stop === "toolUse" || leak !== undefined) this.pending = { phantom: stop === "toolUse", tool: leak?.tool };
+		if (stop === "toolUse" || leak !== undefined) {
+			this.pending = { phantom: stop === "toolUse", tool: leak?.tool };
+			return;
+		}
+		if (stopsOnReasoning(original)) {
+			this.pending = { phantom: false, reasoningOnly: true, tool: this.reasonedToolOf(original) };
+		}
 	}
 
 	/** `turn_end`: the continuation to request, or `undefined` to let the turn end as pi decides. */
@@ -140,7 +156,35 @@ export class SilentStopGuard {
 		return { tool: isPlainToolName(last.name) && active.includes(last.name) ? last.name : undefined };
 	}
 
+	/**
+	 * The tool a call written in the reasoning names, when exactly one active
+	 * tool with a plain name is named there: the leak judged `reasoning` by
+	 * the provenance rule, never acted on, only named in the question.
+	 */
+	private reasonedToolOf(message: MinimalAssistantMessage): string | undefined {
+		if (this.deps.settings().grammarRecovery === "off") return undefined;
+		const grammars = leakGrammarsFor(this.deps.modelId(), this.deps.leakModels?.());
+		const echoes = createEchoIndex(this.deps.echoSources?.() ?? []);
+		const active = this.deps.activeTools();
+		const names = new Set<string>();
+		for (const part of message.content) {
+			const field = scannableField(part);
+			if (field === undefined) continue;
+			const text = (part as Record<string, unknown>)[field] as string;
+			for (const { candidate, who } of judgeLeaks(text, field, grammars, echoes)) {
+				if (who === "reasoning" && candidate.name !== "") names.add(candidate.name);
+			}
+		}
+		const [name] = names;
+		return names.size === 1 && name !== undefined && isPlainToolName(name) && active.includes(name) ? name : undefined;
+	}
+
 	private noteFor(stop: SilentStop): string {
+		if (stop.reasoningOnly === true) {
+			return stop.tool === undefined
+				? "Your last reply held only reasoning: no answer and no tool call, so nothing ran. If you meant to use a tool, call it as a tool; otherwise give your answer."
+				: `Your last reply held only reasoning, with a call to \`${stop.tool}\` written in it, which was not run. If you meant to call it, call it as a tool; otherwise give your answer.`;
+		}
 		if (stop.phantom) {
 			return "Your last reply ended with stop reason toolUse but held no tool call, so no tool ran. If you meant to use a tool, call it as a tool; otherwise go on.";
 		}
@@ -156,6 +200,27 @@ const PLAIN_TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 function isPlainToolName(name: string): boolean {
 	return PLAIN_TOOL_NAME.test(name);
+}
+
+/**
+ * True when the reply is reasoning and nothing else: some reasoning (a
+ * thinking part, or a reasoning span in a text part) and no text outside it.
+ */
+function stopsOnReasoning(message: MinimalAssistantMessage): boolean {
+	let reasoning = false;
+	for (const part of message.content) {
+		const { type, text, thinking, redacted } = part as Record<string, unknown>;
+		if (type === "thinking") {
+			reasoning ||= (typeof thinking === "string" && thinking.trim() !== "") || redacted === true;
+		} else if (type === "text" && typeof text === "string") {
+			const spans = reasoningSpans(text);
+			if (cutRanges(text, spans).trim() !== "") return false;
+			reasoning ||= spans.length > 0;
+		} else {
+			return false;
+		}
+	}
+	return reasoning;
 }
 
 /** The last text part with more than whitespace, if any. */

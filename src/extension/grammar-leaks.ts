@@ -12,6 +12,14 @@
  * catch: the extension calls it inside its one `contained` boundary, so a
  * failure leaves the message alone and is reported there.
  *
+ * A native call with empty arguments whose arguments leaked into the text
+ * (a split call, cline#13348) is merged first (`split-call.ts`); the merged
+ * message is returned as it is, its call keeping the native ID.
+ *
+ * The bookkeeping hooks (`onPromoted`, telemetry) never decide a promotion:
+ * one that throws is contained and reported, and the call still runs, as on
+ * the malformed-arguments rescue path.
+ *
  * Leaked text that is stripped or only observed (not promoted) is handed to
  * `onLeakText`, so the user sees it counted in the footer and the
  * diagnostics log; a promoted call is seen through `onPromoted` instead.
@@ -21,12 +29,14 @@
  * (the rule lives in `recoverGrammarLeaks`): bare JSON, `name(arg=…)` lines
  * and anything quoted are the assistant's words and stay.
  */
-import { grammarRecoveryRuleId } from "../core/rule-ids.ts";
+import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
 import type { GrammarPolicyMode, RepairFeedback } from "../core/types.ts";
+import { createEchoIndex, NO_ECHOES } from "../grammar/echo.ts";
 import { type LeakModelPatterns, leakGrammarsFor } from "../grammar/models.ts";
 import { recoverGrammarLeaks } from "../grammar/recover.ts";
+import { mergeSplitCall } from "../grammar/split-call.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
-import { reportContainedError } from "./contained.ts";
+import { createContained, reportContainedError } from "./contained.ts";
 import type { OwnerKind } from "./tool-owners.ts";
 import type { RepairSettings, TelemetryRecorder } from "./types.ts";
 
@@ -57,7 +67,7 @@ export interface GrammarLeakHandlerDeps {
 	telemetry: TelemetryRecorder;
 	/** The owner kind of a tool a leak was promoted to, so stats count the call with its owner. */
 	ownerOf?(toolName: string): OwnerKind | undefined;
-	/** Called once per promoted call, before the message is returned. */
+	/** Called once per promoted or merged call, before the message is returned; a throw is contained. */
 	onPromoted(callId: string, toolName: string, feedback: RepairFeedback): void;
 	/** Called once per message whose leaked text was stripped or observed instead of promoted. */
 	onLeakText?(leak: LeakTextEvent): void;
@@ -65,7 +75,24 @@ export interface GrammarLeakHandlerDeps {
 	now?: () => number;
 }
 
-export type GrammarLeakHandler = (message: unknown) => { message: MinimalAssistantMessage } | undefined;
+/** A call the handler made run (promoted or merged), with what its bookkeeping records. */
+interface PromotedCall {
+	callId: string;
+	name: string;
+	grammar: string;
+	feedback: RepairFeedback;
+	split?: boolean;
+}
+
+export type GrammarLeakHandler = ((message: unknown) => { message: MinimalAssistantMessage } | undefined) & {
+	/** Only the split-call merge (cline#13348), for the caller to run before the empty call meets argument repair. */
+	splitCall(message: unknown): { message: MinimalAssistantMessage } | undefined;
+};
+
+/** The note the model sees on the result of a call merged from its native half and its leaked arguments. */
+export function splitCallNote(grammar: string, name: string): string {
+	return `Your ${name} call arrived with empty arguments, and its arguments were written as plain text in the ${grammar} tool-call grammar; the two were merged into one ${name} call and run. In future turns put the arguments in the tool call itself.`;
+}
 
 /** The note the model sees on the result of a promoted call. */
 export function grammarRecoveryNote(grammar: string, name: string): string {
@@ -87,11 +114,49 @@ function isAssistantMessage(message: unknown): message is MinimalAssistantMessag
 }
 
 export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarLeakHandler {
-	return (message) => {
+	// Bookkeeping never cancels a call that is already decided: a throwing hook is reported, not raised.
+	const contained = createContained(() => deps.telemetry);
+	const bookkeep = (model: string | undefined, profile: string, call: PromotedCall) => {
+		contained("grammar:on-promoted", () => deps.onPromoted(call.callId, call.name, call.feedback));
+		const owner = contained("grammar:owner", () => deps.ownerOf?.(call.name));
+		contained("grammar:telemetry", () =>
+			deps.telemetry.grammarRecovered({
+				tool: call.name,
+				model,
+				grammar: call.grammar,
+				profile,
+				...(owner === undefined ? {} : { owner }),
+				...(call.split === true ? { split: true } : {}),
+			}),
+		);
+	};
+	/** The split-call merge alone, so the caller can run it before argument repair sees the empty call. */
+	const splitCall = (message: unknown): { message: MinimalAssistantMessage } | undefined => {
+		const settings = deps.settings();
+		if (settings.grammarRecovery !== "recover" || !isAssistantMessage(message)) return undefined;
+		const model = deps.modelId();
+		const merged = contained("grammar:split-call", () =>
+			mergeSplitCall(message, {
+				grammars: leakGrammarsFor(model, deps.leakModels?.()),
+				knownTools: knownToolsFor(settings, deps),
+				toolSchemas: deps.toolSchemas(),
+				echoes: deps.echoSources ? createEchoIndex(deps.echoSources()) : NO_ECHOES,
+			}),
+		);
+		if (merged === undefined) return undefined;
+		const { callId, name, grammar } = merged;
+		const profile = settings.policyProfile;
+		const feedback = recoveredFeedback(RULE.mergeSplitCall, splitCallNote(grammar, name), profile, model);
+		bookkeep(model, profile, { callId, name, grammar, feedback, split: true });
+		return { message: merged.message };
+	};
+	const handler = (message: unknown): { message: MinimalAssistantMessage } | undefined => {
 		const settings = deps.settings();
 		const mode = settings.grammarRecovery;
 		if (mode === "off") return undefined;
 		if (!isAssistantMessage(message)) return undefined;
+		const merged = splitCall(message);
+		if (merged !== undefined) return merged;
 		const model = deps.modelId();
 		const profile = settings.policyProfile;
 		const options: Parameters<typeof recoverGrammarLeaks>[1] = {
@@ -123,28 +188,31 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 			result.recoveredCalls.forEach((call, i) => {
 				const callId = result.promotedCallIds[i];
 				if (callId === undefined) return;
-				const feedback: RepairFeedback = {
-					rules: [grammarRecoveryRuleId(call.grammar)],
-					notes: [grammarRecoveryNote(call.grammar, call.name)],
-					stages: ["grammar"],
+				const feedback = recoveredFeedback(
+					grammarRecoveryRuleId(call.grammar),
+					grammarRecoveryNote(call.grammar, call.name),
 					profile,
-					outcome: "recovered",
-				};
-				if (model !== undefined) feedback.model = model;
-				deps.onPromoted(callId, call.name, feedback);
-				const owner = deps.ownerOf?.(call.name);
-				deps.telemetry.grammarRecovered({
-					tool: call.name,
 					model,
-					grammar: call.grammar,
-					profile,
-					...(owner === undefined ? {} : { owner }),
-				});
+				);
+				bookkeep(model, profile, { callId, name: call.name, grammar: call.grammar, feedback });
 			});
 		} else {
 			deps.telemetry.grammarStripped({ model, grammars: result.strippedGrammars, profile });
 			deps.onLeakText?.({ outcome: "stripped", grammars: result.strippedGrammars, count: result.strippedRanges, mode });
 		}
 		return { message: result.message };
+	};
+	return Object.assign(handler, { splitCall });
+}
+
+/** The feedback of a call the handler made run. */
+function recoveredFeedback(rule: string, note: string, profile: string, model: string | undefined): RepairFeedback {
+	return {
+		rules: [rule],
+		notes: [note],
+		stages: ["grammar"],
+		profile,
+		outcome: "recovered",
+		...(model === undefined ? {} : { model }),
 	};
 }

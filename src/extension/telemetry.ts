@@ -192,7 +192,7 @@ export function grammarRecoveredRecord(ts: string, event: GrammarRecoveredEvent)
 		tool: event.tool,
 		model: event.model,
 		outcome: "recovered",
-		rules: [grammarRecoveryRuleId(event.grammar)],
+		rules: event.split === true ? [RULE.mergeSplitCall] : [grammarRecoveryRuleId(event.grammar)],
 		grammar: event.grammar,
 		profile: event.profile,
 		stages: ["grammar"],

@@ -56,6 +56,8 @@ export interface GrammarRecoveredEvent {
 	profile: string;
 	/** The owner kind of the tool the call was promoted to, when known. */
 	owner?: OwnerKind;
+	/** True when the leak was merged into a native call with empty arguments rather than promoted. */
+	split?: boolean;
 }
 
 /** Grammar text stripped (type D) or observed (type E) on the message channel. */

@@ -28,9 +28,9 @@
  * and the message are shallow copies.
  */
 import { stableSerialize } from "../core/stable-serialize.ts";
-import { createEchoIndex, NO_ECHOES } from "./echo.ts";
+import { createEchoIndex, type EchoIndex, NO_ECHOES } from "./echo.ts";
 import { detectGrammarLeaks } from "./parse.ts";
-import { createProvenanceJudge } from "./provenance.ts";
+import { createProvenanceJudge, type Provenance } from "./provenance.ts";
 import { removeRanges } from "./ranges.ts";
 import { defineOwn, isPlainObject } from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
@@ -118,18 +118,8 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 			continue;
 		}
 		const partText = (part as Record<string, unknown>)[field] as string;
-		const found = detectGrammarLeaks(partText, grammars);
-		const judge = createProvenanceJudge(partText, echoes, found);
 		// Only the model's own calls and its reasoning count as leaks; quoted text, echoes and mentions are data.
-		const judged = found.map((candidate) => ({
-			candidate,
-			who:
-				field === "thinking"
-					? ("reasoning" as const)
-					: candidate.markers?.some((marker) => judge.touchesQuote(marker.start, marker.end))
-						? ("quoted" as const)
-						: judge.of(candidate),
-		}));
+		const judged = judgeLeaks(partText, field, grammars, echoes);
 		const detected = judged.filter(({ who }) => who === "call" || who === "reasoning");
 		if (detected.length === 0) {
 			content.push(part);
@@ -218,17 +208,49 @@ function recoverOrThrow(message: MinimalAssistantMessage, options: GrammarRecove
 	};
 }
 
+/** A leak found in a part, with who said it (the provenance rule). */
+export interface JudgedLeak {
+	candidate: GrammarCandidate;
+	who: Provenance;
+}
+
+/**
+ * Every leak of one part's text, each judged by the one provenance rule: a
+ * `thinking` part is reasoning throughout, and a debris candidate whose tags
+ * touch quoted text is quoted. Shared by promotion and the split-call merge.
+ */
+export function judgeLeaks(
+	text: string,
+	field: "text" | "thinking",
+	grammars: Iterable<GrammarName>,
+	echoes: EchoIndex,
+): JudgedLeak[] {
+	const found = detectGrammarLeaks(text, grammars);
+	const judge = createProvenanceJudge(text, echoes, found);
+	return found.map((candidate) => ({
+		candidate,
+		who:
+			field === "thinking"
+				? "reasoning"
+				: candidate.markers?.some((marker) => judge.touchesQuote(marker.start, marker.end))
+					? "quoted"
+					: judge.of(candidate),
+	}));
+}
+
 /**
  * The arguments of a strip-only candidate that holds one value: the value
- * under the tool's one property, when the schema has exactly one and it is a
- * string named like the value's parameter (when one was written). Undefined
- * otherwise: with two fields, or none known, the value could go elsewhere.
+ * under the tool's one required field, when that field is a string named like
+ * the value's parameter (when one was written) and every other field is
+ * optional (DeepSeek V4.1 writes `bash`'s `command` this way; `timeout` may be
+ * left out). A tool with no required field qualifies only with a single
+ * field. Undefined otherwise: with two required fields, or none known, the
+ * value could go elsewhere.
  */
 function soleFieldArguments(sole: GrammarCandidate["soleValue"], schema: unknown): Record<string, unknown> | undefined {
 	if (sole === undefined || !isPlainObject(schema) || !isPlainObject(schema.properties)) return undefined;
-	const fields = Object.keys(schema.properties);
-	const field = fields[0];
-	if (fields.length !== 1 || field === undefined || (sole.key !== undefined && sole.key !== field)) return undefined;
+	const field = soleRequiredField(schema.properties, schema.required);
+	if (field === undefined || (sole.key !== undefined && sole.key !== field)) return undefined;
 	const property = schema.properties[field];
 	if (!isPlainObject(property) || property.type !== "string") return undefined;
 	const args: Record<string, unknown> = {};
@@ -236,8 +258,17 @@ function soleFieldArguments(sole: GrammarCandidate["soleValue"], schema: unknown
 	return args;
 }
 
+/** The one field a lone value can belong to: the only required one, or the only one when none is required. */
+function soleRequiredField(properties: Record<string, unknown>, required: unknown): string | undefined {
+	const fields = Object.keys(properties);
+	const named = Array.isArray(required) ? required.filter((key): key is string => typeof key === "string") : [];
+	if (named.length === 0) return fields.length === 1 ? fields[0] : undefined;
+	const [field] = named;
+	return named.length === 1 && field !== undefined && Object.hasOwn(properties, field) ? field : undefined;
+}
+
 /** The string field a part is scanned by: `text` of a text part, `thinking` of a thinking part. */
-function scannableField(part: Part): "text" | "thinking" | undefined {
+export function scannableField(part: Part): "text" | "thinking" | undefined {
 	if (part === null || typeof part !== "object") return undefined;
 	if (part.type === "text" && typeof part.text === "string") return "text";
 	if (part.type === "thinking" && typeof part.thinking === "string") return "thinking";

@@ -96,8 +96,8 @@ describe("SilentStopGuard", () => {
 			// Text after the leak: the model went on, so it was not a silent stop.
 			`${glmRead}\nOn second thought, that file is not needed.`,
 			declined,
-			`[THINK]\n${glmRead}\n[/THINK]`,
-			`\u25c1think\u25b7${glmRead}`,
+			// A call in reasoning followed by an answer: the model answered, so nothing was left unsaid.
+			`[THINK]\n${glmRead}\n[/THINK]\nThe notes are not needed.`,
 			`<!--\n${glmRead}\n-->`,
 			`<code>${glmRead}</code>`,
 		];
@@ -190,5 +190,84 @@ describe("incomplete leak markup", () => {
 		const reply = assistant("stop", [text(`Here is the summary you asked for.\n${opener}`)]);
 		g.noteAssistantMessage(reply, reply);
 		expect(g.onTurnEnd(ended())).toBeUndefined();
+	});
+});
+
+describe("a reply that stops on reasoning alone is asked once, never acted on", () => {
+	const thinking = (value: string) => ({ type: "thinking", thinking: value });
+	const note = (reply: unknown[], g = guard()) => {
+		g.noteAssistantMessage(assistant("stop", reply), assistant("stop", reply));
+		return g.onTurnEnd(ended());
+	};
+
+	it("asks when the reply held only reasoning, in a thinking part or a reasoning span", () => {
+		for (const reply of [
+			[thinking("I should look at the notes first.")],
+			[thinking("Checking."), text("  \n")],
+			[text("<think>I should look at the notes first.</think>\n")],
+			[{ type: "thinking", thinking: "", redacted: true }],
+		]) {
+			expect(noteOf(note(reply)), JSON.stringify(reply)).toBe(
+				"Your last reply held only reasoning: no answer and no tool call, so nothing ran. If you meant to use a tool, call it as a tool; otherwise give your answer.",
+			);
+		}
+	});
+
+	it("names the active tool a call written in the reasoning names, and no text of the message", () => {
+		for (const reply of [
+			[thinking(`Let me read it.\n${glmRead}`)],
+			[text(`[THINK]\n${glmRead}\n[/THINK]`)],
+			[text(`\u25c1think\u25b7${glmRead}`)],
+		]) {
+			const asked = noteOf(note(reply));
+			expect(asked).toBe(
+				"Your last reply held only reasoning, with a call to `read` written in it, which was not run. If you meant to call it, call it as a tool; otherwise give your answer.",
+			);
+			expect(asked).not.toContain("secret-notes");
+		}
+	});
+
+	it("names no tool that is inactive, not a plain name, or one of several", () => {
+		const deploy = glmRead.replace("read", "deploy");
+		const odd = glmRead.replace("read", "read`s");
+		const two = `${glmRead}\n${glmRead.replace("read", "bash")}`;
+		for (const reasoning of [deploy, odd, two]) {
+			const asked = noteOf(note([thinking(reasoning)]));
+			expect(asked, reasoning).toContain("held only reasoning: no answer and no tool call");
+			expect(asked).not.toMatch(/`/);
+		}
+	});
+
+	it("leaves alone an answer after reasoning, a real call, a cut-off reply and an empty message", () => {
+		expect(note([thinking("Thinking."), text("Done.")])).toBeUndefined();
+		expect(note([text("<think>Thinking.</think>\nDone.")])).toBeUndefined();
+		const call = [thinking("Thinking."), { type: "toolCall", id: "c", name: "read", arguments: { path: "a" } }];
+		const g = guard();
+		g.noteAssistantMessage(assistant("toolUse", call), assistant("toolUse", call));
+		expect(g.onTurnEnd(ended())).toBeUndefined();
+		const cut = guard();
+		const long = assistant("length", [thinking("Thinking.")]);
+		cut.noteAssistantMessage(long, long);
+		expect(cut.onTurnEnd(ended())).toBeUndefined();
+		expect(note([])).toBeUndefined();
+		expect(note([thinking("  ")])).toBeUndefined();
+	});
+
+	it("keeps the bounds: off with askOnSilentStop, never twice in a row, within the session cap", () => {
+		expect(note([thinking("Thinking.")], guard({ askOnSilentStop: false }))).toBeUndefined();
+		const g = guard();
+		const reply = assistant("stop", [thinking("Thinking.")]);
+		g.noteAssistantMessage(reply, reply);
+		expect(g.onTurnEnd(ended())?.continue).toBe(true);
+		g.noteAssistantMessage(reply, reply);
+		expect(g.onTurnEnd(ended())).toBeUndefined();
+		let asked = 1;
+		for (let turn = 0; turn < 2 * MAX_CONTINUATIONS_PER_SESSION; turn++) {
+			g.noteAssistantMessage(reply, reply);
+			if (g.onTurnEnd(ended()) !== undefined) asked++;
+			g.noteAssistantMessage(assistant("stop", [text("Done.")]), assistant("stop", [text("Done.")]));
+			g.onTurnEnd(ended());
+		}
+		expect(asked).toBe(MAX_CONTINUATIONS_PER_SESSION);
 	});
 });

@@ -5,9 +5,11 @@ import {
 	type GrammarLeakHandlerDeps,
 	grammarRecoveryNote,
 	type LeakTextEvent,
+	splitCallNote,
 } from "../../src/extension/grammar-leaks.ts";
 import type { RepairSettings, TelemetryRecorder } from "../../src/extension/types.ts";
 import { FAMILY_STEPS } from "../../src/grammar/families/index.ts";
+import { dsmlBlock, splitCallMessage } from "../fixtures/split-calls.ts";
 
 const glmRead = "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>notes.md</arg_value>\n</tool_call>";
 
@@ -263,5 +265,94 @@ describe("a grammar error contained in recovery is reported", () => {
 		expect(handler(assistant(glmRead))).toBeUndefined();
 		expect(contained).toEqual([{ label: "grammar:recover", error: "RangeError" }]);
 		expect(others).toEqual([]);
+	});
+});
+
+describe("bookkeeping never decides a promotion", () => {
+	it("a throwing onPromoted hook or telemetry recorder is contained and reported; the call still runs", () => {
+		const contained: unknown[] = [];
+		const { handler } = setup(
+			{},
+			{
+				onPromoted: () => {
+					throw new Error("hook failed");
+				},
+			},
+		);
+		const out = handler(assistant(glmRead));
+		expect(out?.message.stopReason).toBe("toolUse");
+		expect(out?.message.content.at(-1)).toMatchObject({
+			type: "toolCall",
+			name: "read",
+			arguments: { path: "notes.md" },
+		});
+
+		const telemetry: TelemetryRecorder = {
+			toolOutcome: () => undefined,
+			toolObservation: () => undefined,
+			grammarRecovered: () => {
+				throw new TypeError("disk full");
+			},
+			grammarStripped: () => undefined,
+			grammarObserved: () => undefined,
+			containedError: (event) => contained.push(event),
+		};
+		const again = setup({}, { telemetry });
+		const run = again.handler(assistant(glmRead));
+		expect(run?.message.content.at(-1)).toMatchObject({ type: "toolCall", name: "read" });
+		expect(again.promoted).toHaveLength(1);
+		expect(contained).toEqual([{ label: "grammar:telemetry", error: "TypeError" }]);
+	});
+});
+
+describe("a split call is merged into its native call before any leak handling (cline#13348)", () => {
+	const bash = {
+		type: "object",
+		properties: { command: { type: "string" }, timeout: { type: "number" } },
+		required: ["command"],
+	};
+	const deps = { modelId: () => "deepseek-v4-flash", toolSchemas: () => new Map<string, unknown>([["bash", bash]]) };
+
+	it("keeps the native ID, binds a note and records the merge under its own rule", () => {
+		const { handler, records, promoted } = setup({}, deps);
+		const out = handler(splitCallMessage(`Listing.\n${dsmlBlock("bash", { command: "ls" })}`, "bash"));
+		expect(out?.message.content).toEqual([
+			{ type: "text", text: "Listing." },
+			{ type: "toolCall", id: "call_native_1", name: "bash", arguments: { command: "ls" } },
+		]);
+		expect(promoted).toEqual([
+			{
+				callId: "call_native_1",
+				toolName: "bash",
+				feedback: {
+					rules: ["mergeSplitCall"],
+					notes: [splitCallNote("dsml", "bash")],
+					stages: ["grammar"],
+					profile: "adaptive",
+					model: "deepseek-v4-flash",
+					outcome: "recovered",
+				},
+			},
+		]);
+		expect(records).toEqual([
+			{
+				kind: "recovered",
+				event: { tool: "bash", model: "deepseek-v4-flash", grammar: "dsml", profile: "adaptive", split: true },
+			},
+		]);
+	});
+
+	it("merges nothing under strip or observe, or when the leak names another tool", () => {
+		const message = splitCallMessage(dsmlBlock("bash", { command: "ls" }), "bash");
+		for (const mode of ["strip", "observe"] as const) {
+			const { handler, promoted } = setup({ grammarRecovery: mode }, deps);
+			const out = handler(message);
+			expect(out?.message.content.at(-1) ?? message.content.at(-1)).toMatchObject({ arguments: {} });
+			expect(promoted).toEqual([]);
+		}
+		const other = setup({}, deps);
+		const out = other.handler(splitCallMessage(dsmlBlock("read", { path: "a" }), "bash"));
+		expect(out?.message.content.at(-1)).toMatchObject({ id: "call_native_1", arguments: {} });
+		expect(other.promoted).toEqual([]);
 	});
 });

@@ -59,10 +59,59 @@ describe("collapsed DSML debris runs only when the tool's one string field is th
 		]);
 	});
 
-	it("only strips the tags when the tool has two fields: the value could belong to either", () => {
+	// DeepSeek V4.1 collapses bash's call to its one required field (seen in pi sessions); timeout is optional.
+	it("promotes bash debris: its one required field is the string command and timeout is optional", () => {
 		const result = recover(`Running it.\n${compact("bash", "<parameter=command>ls</parameter>")}`);
-		expect(result.promoted).toBe(false);
-		expect(textOf(result)).toBe("Running it.\n\n<parameter=command>ls</parameter>");
+		expect(result.promoted).toBe(true);
+		expect(result.recoveredCalls).toEqual([{ name: "bash", arguments: { command: "ls" }, grammar: "dsml" }]);
+		expect(textOf(result)).toBe("Running it.");
+		expect(recover(collapsed("bash", "git status")).recoveredCalls).toEqual([
+			{ name: "bash", arguments: { command: "git status" }, grammar: "dsml" },
+		]);
+	});
+
+	it("only strips the tags when the value could belong to another field", () => {
+		const near = new Map<string, unknown>([
+			// Two required fields: the value could be either.
+			[
+				"run",
+				{
+					type: "object",
+					properties: { command: { type: "string" }, cwd: { type: "string" } },
+					required: ["command", "cwd"],
+				},
+			],
+			// Two fields, none required: no field is the one the value must fill.
+			["shell", { type: "object", properties: { command: { type: "string" }, timeout: { type: "number" } } }],
+			// The one required field is not a string.
+			[
+				"wait",
+				{
+					type: "object",
+					properties: { seconds: { type: "number" }, note: { type: "string" } },
+					required: ["seconds"],
+				},
+			],
+		]);
+		const options = { knownTools: new Set(near.keys()), toolSchemas: near, debrisTools: new Set(near.keys()) };
+		for (const tool of near.keys()) {
+			const result = recover(`Running it.\n${compact(tool, "<parameter=command>ls</parameter>")}`, options);
+			expect(result.promoted, tool).toBe(false);
+			expect(textOf(result), tool).toBe("Running it.\n\n<parameter=command>ls</parameter>");
+			expect(recover(collapsed(tool, "5"), options).promoted, tool).toBe(false);
+		}
+		// The parameter written is bash's optional field, not its required one.
+		expect(recover(compact("bash", "<parameter=timeout>ls</parameter>")).promoted).toBe(false);
+	});
+
+	it("never promotes bash debris that is not pi's active built-in, or that is not the model's own call", () => {
+		const debris = collapsed("bash", "rm -rf build");
+		expect(recover(debris, { debrisTools: new Set(["read"]) }).promoted).toBe(false);
+		expect(recover(debris, { knownTools: new Set(["read"]) }).promoted).toBe(false);
+		expect(recover(`\`\`\`\n${debris}\n\`\`\``).promoted).toBe(false);
+		expect(recover(`<think>${debris}</think>\nDone.`).promoted).toBe(false);
+		expect(recover(`I will not run ${debris} because it deletes files.`).promoted).toBe(false);
+		expect(recover(debris, { echoSources: [`The log said: ${debris}`] }).promoted).toBe(false);
 	});
 
 	it("only strips the tags when the one field is not a string", () => {
