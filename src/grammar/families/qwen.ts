@@ -24,7 +24,7 @@ import {
 	defineOwn,
 	firstIndexAtOrAfter,
 	indexOfBefore,
-	isWhitespace,
+	isBlankText,
 	perContext,
 	readIdentifier,
 	readTagValue,
@@ -89,7 +89,7 @@ function readParameters(
 	let gapStart = from;
 	let at = firstAtOrAfter(index.parameterOpen, from);
 	while (at !== -1 && at < to) {
-		if (!isBlank(text, gapStart, at)) ambiguous = true;
+		if (!isBlankText(text, gapStart, at)) ambiguous = true;
 		const keyStart = at + PARAMETER_OPEN.length;
 		const gt = indexOfBefore(text, ">", keyStart, to);
 		if (gt === -1) break;
@@ -106,14 +106,8 @@ function readParameters(
 		gapStart = close + PARAMETER_CLOSE.length;
 		at = nested !== -1 && nested < close ? -1 : firstAtOrAfter(index.parameterOpen, gapStart);
 	}
-	if (!isBlank(text, gapStart, to)) ambiguous = true;
+	if (!isBlankText(text, gapStart, to)) ambiguous = true;
 	return { args, raw, ambiguous };
-}
-
-/** True when `text[from, to)` is only whitespace. */
-function isBlank(text: string, from: number, to: number): boolean {
-	for (let i = from; i < to; i++) if (!isWhitespace(text.charCodeAt(i))) return false;
-	return true;
 }
 
 /** Every `<function=NAME>…</function>` element starting in `[from, to)` and closed by `to`, except those `skip` rejects by start. */

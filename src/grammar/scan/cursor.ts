@@ -14,6 +14,11 @@ export function skipWhitespace(text: string, from: number, limit = text.length):
 	return i;
 }
 
+/** True when `text[from, to)` is only whitespace. */
+export function isBlankText(text: string, from: number, to: number): boolean {
+	return skipWhitespace(text, from, to) >= to;
+}
+
 /** Index of the first non-space/tab character at or after `from` (newlines stop it). */
 export function skipInlineSpace(text: string, from: number, limit = text.length): number {
 	let i = from;

@@ -14,7 +14,7 @@ import {
 	isIdentifierPart,
 	isWhitespace,
 } from "./chars.ts";
-import { lowerBound, skipInlineSpace } from "./cursor.ts";
+import { isBlankText, lowerBound, skipInlineSpace } from "./cursor.ts";
 import { maybeParseJsonValue, parseJsonValueOrString } from "./json-calls.ts";
 
 /**
@@ -176,12 +176,6 @@ export function parameterElements(
 	return found;
 }
 
-/** True when `text[from, to)` is only whitespace. */
-function isBlankText(text: string, from: number, to: number): boolean {
-	for (let i = from; i < to; i++) if (!isWhitespace(text.charCodeAt(i))) return false;
-	return true;
-}
-
 /**
  * An element's value as the model wrote it: the text between the tags
  * without the one newline the element form adds after the opener and the
@@ -199,12 +193,18 @@ export function elementValueBytes(inner: string): string {
 
 /**
  * A value read from element text: `raw` is the model's bytes
- * ({@link elementValueBytes}); `value` is the JSON value the trimmed text
- * spells when it is one (`json: "loose"` when it starts like JSON, `"strict"`
- * whenever it parses), else the bytes themselves.
+ * ({@link elementValueBytes}); `value` as {@link readValueBytes} reads them.
  */
 export function readTagValue(inner: string, json: "loose" | "strict"): { value: unknown; raw: string } {
-	const raw = elementValueBytes(inner);
+	return readValueBytes(elementValueBytes(inner), json);
+}
+
+/**
+ * A value from the model's exact bytes `raw`: `value` is the JSON value the
+ * trimmed text spells when it is one (`json: "loose"` when it starts like
+ * JSON, `"strict"` whenever it parses), else the bytes themselves, untrimmed.
+ */
+export function readValueBytes(raw: string, json: "loose" | "strict"): { value: unknown; raw: string } {
 	const trimmed = raw.trim();
 	const read = json === "strict" ? parseJsonValueOrString(trimmed) : maybeParseJsonValue(trimmed);
 	return { value: read === trimmed ? raw : read, raw };
