@@ -16,8 +16,9 @@
  * A body whose elements do not tile it is ambiguous (strip-only): text other
  * than whitespace after the name, between elements or after the last one (a
  * value that held its own `</arg_value>`), a closer with no opener, an opener
- * inside an element, or an element never closed. A value's end cannot be
- * known there, so nothing may run.
+ * inside an element, an element never closed, or a key written twice (a
+ * value that spelled further elements). A value's end cannot be known there,
+ * so nothing may run.
  *
  * Linear: every search is bounded by the body, which the caller bounds, and
  * moves forward.
@@ -102,6 +103,8 @@ export function glmCallIn(
 	if (!isIdentifier(name)) return undefined;
 	const elements = readElements(text, lower, nameEnd, to);
 	const keys = elements.keys.map((key) => key.trim()).filter((key) => key !== "");
+	// A key written twice: a value spelled further elements of its own.
+	const ambiguous = elements.ambiguous || new Set(keys).size !== keys.length;
 	const args: Record<string, unknown> = {};
 	const raw: Record<string, string> = {};
 	keys.forEach((key, i) => {
@@ -111,6 +114,6 @@ export function glmCallIn(
 	});
 	const found: GrammarCandidate = { name, arguments: args, grammar: "glm", start, end };
 	if (keys.length > 0) found.rawArguments = raw;
-	if (elements.ambiguous) found.stripOnly = true;
+	if (ambiguous) found.stripOnly = true;
 	return found;
 }

@@ -74,8 +74,9 @@ export interface QwenFunction {
  * Reads `<parameter=KEY>V</parameter>` pairs in `[from, to)`: KEY trimmed, V
  * as the model's bytes (`readTagValue`). Ambiguous when anything but
  * whitespace stands between the parameters or after the last one (a value
- * that held its own `</parameter>`, a closer with no opener), or a value holds
- * a parameter opener: the value's end cannot be known, so nothing may run.
+ * that held its own `</parameter>`, a closer with no opener), a value holds
+ * a parameter opener, or a key comes twice (a value that spelled further
+ * parameters): the value's end cannot be known, so nothing may run.
  */
 function readParameters(
 	text: string,
@@ -98,6 +99,8 @@ function readParameters(
 		const nested = firstAtOrAfter(index.parameterOpen, gt + 1);
 		if (nested !== -1 && nested < close) ambiguous = true;
 		const key = text.slice(keyStart, gt).trim();
+		// A key written twice: a value spelled further parameters of its own.
+		if (Object.hasOwn(raw, key)) ambiguous = true;
 		if (key !== "") {
 			const read = readTagValue(text.slice(gt + 1, close), "loose");
 			defineOwn(args, key, read.value);

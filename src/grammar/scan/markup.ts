@@ -124,7 +124,8 @@ export interface ParameterElement {
 /**
  * Parameter elements in text order; `ambiguous` when text other than
  * whitespace stands between or after them, a parameter closer has no opener,
- * or a value holds a parameter opener: a value's end cannot be known.
+ * a value holds a parameter opener, or a key comes twice: a value's end cannot
+ * be known.
  */
 export type ParameterElements = ParameterElement[] & { ambiguous?: boolean };
 
@@ -143,6 +144,7 @@ export function parameterElements(
 	close: number,
 ): ParameterElements | undefined {
 	let found: ParameterElements | undefined;
+	const seen = new Set<string>();
 	let gapStart = (tags[open] as ListedTag).end;
 	let k = open + 1;
 	while (k < close) {
@@ -162,7 +164,10 @@ export function parameterElements(
 			if (nested.name === "parameter" && !nested.closing) found.ambiguous = true;
 		}
 		const key = attributeValue(text, tag.attrStart, tag.attrEnd, "name");
+		// A key written twice: a value spelled further parameters of its own.
+		if (key !== undefined && seen.has(key)) found.ambiguous = true;
 		if (key !== undefined) {
+			seen.add(key);
 			found.push({
 				key,
 				value: text.slice(tag.end, (tags[end] as ListedTag).start),
