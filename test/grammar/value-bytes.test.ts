@@ -209,3 +209,16 @@ describe("a value that spells further parameters of its own family", () => {
 		expect(result.message.content.some((part) => part.type === "toolCall")).toBe(false);
 	});
 });
+
+describe("bracket-less invoke values (the angle brackets were lost)", () => {
+	it("keeps a value's indentation and newlines; only the lost closer's residue goes", () => {
+		const content = "    def f():\n        pass\n";
+		const text = `invoke name="write">\nparameter name="path">a.py parameter>\nparameter name="content">\n${content}\n/parameter>\n/invoke>`;
+		expect(recover(text).recoveredCalls[0]?.arguments).toEqual({ path: "a.py", content });
+	});
+
+	it("does not run a call whose key comes twice", () => {
+		const text = `invoke name="write">\nparameter name="path">a.txt parameter>\nparameter name="content">x parameter>\nparameter name="path">.bashrc parameter>\n/invoke>`;
+		expect(recover(text).promoted).toBe(false);
+	});
+});

@@ -45,7 +45,6 @@ import {
 	isIdentifierPart,
 	isWhitespace,
 	type MarkupTag,
-	maybeParseJsonValue,
 	nextCloserTable,
 	parameterElements,
 	readTagValue,
@@ -255,15 +254,32 @@ function malformedClosers(text: string, lower: CaselessText): number[] {
 	return ends;
 }
 
-/** Parameters of a bracket-less invoke body: `parameter name="k">V parameter>`, V trimmed and coerced. */
+/**
+ * A bracket-less value without what the lost closer left before `parameter>`:
+ * `</`, `/`, `<` or one space. The rest is the model's bytes.
+ */
+function withoutCloserResidue(value: string): string {
+	let end = value.length;
+	if (value.endsWith("/", end)) end--;
+	if (value.endsWith("<", end)) end--;
+	else if (end === value.length && value.endsWith(" ")) end--;
+	return value.slice(0, end);
+}
+
+/**
+ * Parameters of a bracket-less invoke body: `parameter name="k">V parameter>`,
+ * V as the model's bytes (`readTagValue`) loosely coerced; ambiguous when a key
+ * comes twice (a value that spelled further parameters of its own).
+ */
 function malformedParameters(
 	text: string,
 	lower: CaselessText,
 	from: number,
 	to: number,
-): { args: Record<string, unknown>; raw: Record<string, string> } {
+): { args: Record<string, unknown>; raw: Record<string, string>; ambiguous: boolean } {
 	const args: Record<string, unknown> = {};
 	const raw: Record<string, string> = {};
+	let ambiguous = false;
 	let at = indexOfBefore(lower, "parameter", from, to);
 	while (at !== -1) {
 		const attr = skipInlineSpace(text, at + "parameter".length);
@@ -273,17 +289,15 @@ function malformedParameters(
 			continue;
 		}
 		const close = indexOfBefore(lower, "parameter>", named.end, to);
-		const valueEnd = close === -1 ? to : close;
-		let value = text.slice(named.end, valueEnd);
-		if (value.endsWith("/")) value = value.slice(0, -1);
-		if (value.endsWith("<")) value = value.slice(0, -1);
-		value = value.trim();
-		defineOwn(args, named.name, maybeParseJsonValue(value));
-		defineOwn(raw, named.name, value);
+		const value = text.slice(named.end, close === -1 ? to : close);
+		const read = readTagValue(close === -1 ? value : withoutCloserResidue(value), "loose");
+		if (Object.hasOwn(raw, named.name)) ambiguous = true;
+		defineOwn(args, named.name, read.value);
+		defineOwn(raw, named.name, read.raw);
 		if (close === -1) break;
 		at = indexOfBefore(lower, "parameter", close + "parameter>".length, to);
 	}
-	return { args, raw };
+	return { args, raw, ambiguous };
 }
 
 /** Shape 3: bracket-less invokes at a line start. */
@@ -310,8 +324,9 @@ function parseMalformed(context: ScanContext): GrammarCandidate[] {
 		const bodyEnd = closerEnd === undefined ? end : lower.lastIndexOf("invoke>", end - 1);
 		pos = end;
 		if (context.isInsideFence(lineStart)) continue;
-		const { args, raw } = malformedParameters(text, lower, named.end, bodyEnd);
+		const { args, raw, ambiguous } = malformedParameters(text, lower, named.end, bodyEnd);
 		const call: InvokeCall = { name: named.name.trim(), arguments: args, rawArguments: raw };
+		if (ambiguous) call.ambiguous = true;
 		found.push(candidate(text, call, lineStart, end));
 	}
 	return found;
