@@ -222,3 +222,25 @@ describe("bracket-less invoke values (the angle brackets were lost)", () => {
 		expect(recover(text).promoted).toBe(false);
 	});
 });
+
+describe("a value that held its call's own closer", () => {
+	// The call seems to end early; the rest of the value and the real closers follow it as stray text.
+	it.each([
+		[
+			"qwen in a wrapper",
+			"<tool_call>\n<function=write>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\na\n</parameter>\n</function>\nrm -rf\n</parameter>\n</function>\n</tool_call>",
+		],
+		[
+			"bare qwen",
+			"<function=write>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\na\n</parameter>\n</function>\nrm -rf\n</parameter>\n</function>",
+		],
+		[
+			"glm",
+			`${glm("write", `${glmPair("path", "a.txt")}\n${glmPair("content", "a")}`)}\nrm -rf</arg_value>\n</tool_call>`,
+		],
+	])("%s never runs a cut value", (_label, text) => {
+		const result = recover(text);
+		expect(result.promoted).toBe(false);
+		expect(result.message.content.some((part) => part.type === "toolCall")).toBe(false);
+	});
+});

@@ -29,6 +29,7 @@ import {
 	readIdentifier,
 	readTagValue,
 	skipInlineSpace,
+	strayCloserFollows,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -136,8 +137,19 @@ export function qwenFunctionsIn(
 		const end = close + FUNCTION_CLOSE.length;
 		if (close === -1 || end > to) break;
 		if (!skip?.(at)) {
-			const { args, raw, ambiguous } = readParameters(text, index, gt + 1, close);
-			found.push({ name: ident.name, arguments: args, rawArguments: raw, start: at, end, ambiguous });
+			const read = readParameters(text, index, gt + 1, close);
+			// A function or parameter closer with no opener after the element: a value held `</function>`.
+			const cut =
+				strayCloserFollows(index.functionOpen, index.functionClose, end) ||
+				strayCloserFollows(index.parameterOpen, index.parameterClose, end);
+			found.push({
+				name: ident.name,
+				arguments: read.args,
+				rawArguments: read.raw,
+				start: at,
+				end,
+				ambiguous: read.ambiguous || cut,
+			});
 		}
 		at = firstAtOrAfter(index.functionOpen, end);
 	}

@@ -131,6 +131,19 @@ export function firstIndexAtOrAfter(sorted: ArrayLike<number>, value: number): n
 }
 
 /**
+ * True when, at or after `end`, the next offset of the ascending `closers`
+ * comes before the next of the ascending `openers` (or there is no opener
+ * left): a closer with no opener follows, so the element that ended at `end`
+ * ended early (its value held that closer) and its value was cut.
+ */
+export function strayCloserFollows(openers: ArrayLike<number>, closers: ArrayLike<number>, end: number): boolean {
+	const close = closers[firstIndexAtOrAfter(closers, end)];
+	if (close === undefined) return false;
+	const open = openers[firstIndexAtOrAfter(openers, end)];
+	return open === undefined || close < open;
+}
+
+/**
  * `build` memoized per scan context: every family step that asks for the
  * same derived index of a text (its caseless view, its bracket matches, a
  * family's tag list) shares the one built first.
