@@ -244,3 +244,20 @@ describe("a value that held its call's own closer", () => {
 		expect(result.message.content.some((part) => part.type === "toolCall")).toBe(false);
 	});
 });
+
+describe("an invoke whose value held its own closer", () => {
+	it.each([
+		[
+			"wrapped",
+			`<function_calls>\n<invoke name="write">\n<parameter name="path">a.txt</parameter>\n<parameter name="content">a</parameter>\n</invoke>\nrm -rf</parameter>\n</invoke>\n</function_calls>`,
+		],
+		[
+			"standalone",
+			`<invoke name="write">\n<parameter name="path">a.txt</parameter>\n<parameter name="content">a</parameter>\n</invoke>\nrm -rf</parameter>\n</invoke>`,
+		],
+	])("%s never runs a cut value", (_label, text) => {
+		const result = recover(text);
+		expect(result.promoted).toBe(false);
+		expect(result.message.content.some((part) => part.type === "toolCall")).toBe(false);
+	});
+});

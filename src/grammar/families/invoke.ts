@@ -91,11 +91,16 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 	const name = attributeValue(text, opener.attrStart, opener.attrEnd, "name")?.trim();
 	if (!name) return undefined;
 	const parameters = parameterElements(text, tags, index.closeParameter, open, close);
+	// An invoke or parameter closer right after the call (no opener between): a value held `</invoke>`.
+	const cut = tags[close + 1]?.closing === true;
 	if (parameters === undefined) {
 		const body = text.slice(opener.end, closer.start);
 		const elements = readElementArguments(body);
-		if (elements) return { name, arguments: elements.args, rawArguments: elements.raw };
-		return { name, arguments: argumentsFromJsonBody(body), rawArguments: {} };
+		const call: InvokeCall = elements
+			? { name, arguments: elements.args, rawArguments: elements.raw }
+			: { name, arguments: argumentsFromJsonBody(body), rawArguments: {} };
+		if (cut) call.ambiguous = true;
+		return call;
 	}
 	const args: Record<string, unknown> = {};
 	const raw: Record<string, string> = {};
@@ -105,7 +110,7 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 		defineOwn(args, parameter.key, read.value);
 		defineOwn(raw, parameter.key, read.raw);
 	}
-	return { name, arguments: args, rawArguments: raw, ...(parameters.ambiguous ? { ambiguous: true } : {}) };
+	return { name, arguments: args, rawArguments: raw, ...(parameters.ambiguous || cut ? { ambiguous: true } : {}) };
 }
 
 /** Every invoke element whose opener lies in `[from, to)` and whose closer ends by `to`. */
