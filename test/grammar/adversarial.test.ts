@@ -1,7 +1,8 @@
 /**
  * Hostile text: a megabyte of the characters parsers key on (`<`, `[`, `{`,
  * quotes, `|`, and the openers of every family repeated without closers)
- * goes through every registered family step and the whole detection. Each
+ * goes through every registered family step and the whole detection; every
+ * registered family's own unclosed markup is among the inputs. Each
  * must return, without throwing and with every range inside the text. No
  * timing assertion here: `npm run bench -- grammar` prints the times.
  */
@@ -9,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { FAMILY_STEPS } from "../../src/grammar/families/index.ts";
 import { createScanContext, quotedRegions } from "../../src/grammar/fences.ts";
 import { parseToolGrammarLeaks, recoverGrammarLeaks } from "../../src/grammar/index.ts";
+import { REGISTERED_GRAMMARS } from "./families/family-fixtures.ts";
+import { FAMILY_TOKENS } from "./families/family-tokens.ts";
 
 const MB = 1 << 20;
 
@@ -54,6 +57,13 @@ const ADVERSARIAL_INPUTS: ReadonlyArray<readonly [string, string]> = [
 	["indented lines", fill("\n    a\n")],
 	["list markers", fill("- 1. * + ")],
 	["spaces before text", fill("          x")],
+	// Each registered family's longest unclosed markup, so a family added to the registry is covered.
+	...REGISTERED_GRAMMARS.map((grammar) => {
+		const unit = FAMILY_TOKENS[grammar].units.reduce((longest, next) =>
+			next.length > longest.length ? next : longest,
+		);
+		return [`${grammar} markup`, fill(unit)] as const;
+	}),
 ];
 
 function assertRanges(text: string, ranges: Array<{ start: number; end: number }>): void {

@@ -8,7 +8,9 @@
  *   promoted, whatever the mode and tool set;
  * - strip idempotence: stripping a message twice gives what stripping it once
  *   gave, and the value strips (leaked tokens and anchors) applied to their own
- *   output change nothing.
+ *   output change nothing;
+ * - any text at all, a soup of every registered family's tokens included, goes
+ *   through detection and recovery without a throw or a mutation.
  */
 import { readdirSync } from "node:fs";
 import fc from "fast-check";
@@ -17,7 +19,8 @@ import { PIPELINE_PREPROCESSORS } from "../../src/core/builtin-tables.ts";
 import { preprocessInput } from "../../src/core/preprocess.ts";
 import { GRAMMAR_NAMES, parseToolGrammarLeaks, recoverGrammarLeaks } from "../../src/grammar/index.ts";
 import type { GrammarName, MinimalAssistantMessage } from "../../src/grammar/types.ts";
-import { callArbitrary, type Renderer } from "./families/family-fixtures.ts";
+import { callArbitrary, REGISTERED_GRAMMARS, type Renderer } from "./families/family-fixtures.ts";
+import { FAMILY_TOKENS } from "./families/family-tokens.ts";
 import { seeded } from "./seed.ts";
 
 const renderDir = new URL("./render/", import.meta.url);
@@ -157,6 +160,8 @@ describe("any text at all", () => {
 		"'",
 		'"',
 		"\n",
+		// Every registered family's own tokens, so the whole detection sees each grammar's soup.
+		...REGISTERED_GRAMMARS.flatMap((grammar) => FAMILY_TOKENS[grammar].tokens),
 	);
 	const noisy = fc
 		.array(fc.oneof(pieces, fc.string({ maxLength: 8 }), fc.string({ unit: "grapheme", maxLength: 4 })), {

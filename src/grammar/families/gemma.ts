@@ -10,7 +10,8 @@
  *   with the content between kept verbatim (quotes, commas, braces and
  *   newlines included); JSON strings, numbers, `true`, `false`, `null`,
  *   nested objects and arrays under the same rules; a trailing comma is
- *   tolerated;
+ *   tolerated; a key written twice (a value that held `<|"|>` and spelled
+ *   further members) makes the body unreadable;
  * - a plain JSON call (`{"name": "read", "arguments": {…}}`) or an array of
  *   them, as some servers and fine-tunes emit.
  * Several blocks may follow each other; each is its own candidate with the
@@ -140,6 +141,8 @@ function readObject(text: string, at: number, depth: number): Parsed<Record<stri
 		if (!key) return undefined;
 		i = skipWhitespace(text, key.end);
 		if (text.charCodeAt(i) !== codeColon) return undefined;
+		// A key written twice: a string value spelled further members of its own.
+		if (Object.hasOwn(value, key.value)) return undefined;
 		const item = readValue(text, i + 1, depth);
 		if (!item) return undefined;
 		defineOwn(value, key.value, item.value);

@@ -45,7 +45,6 @@ import {
 	isIdentifierPart,
 	isWhitespace,
 	type MarkupTag,
-	maybeParseJsonValue,
 	nextCloserTable,
 	parameterElements,
 	readTagValue,
@@ -92,11 +91,16 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 	const name = attributeValue(text, opener.attrStart, opener.attrEnd, "name")?.trim();
 	if (!name) return undefined;
 	const parameters = parameterElements(text, tags, index.closeParameter, open, close);
+	// An invoke or parameter closer right after the call (no opener between): a value held `</invoke>`.
+	const cut = tags[close + 1]?.closing === true;
 	if (parameters === undefined) {
 		const body = text.slice(opener.end, closer.start);
 		const elements = readElementArguments(body);
-		if (elements) return { name, arguments: elements.args, rawArguments: elements.raw };
-		return { name, arguments: argumentsFromJsonBody(body), rawArguments: {} };
+		const call: InvokeCall = elements
+			? { name, arguments: elements.args, rawArguments: elements.raw }
+			: { name, arguments: argumentsFromJsonBody(body), rawArguments: {} };
+		if (cut) call.ambiguous = true;
+		return call;
 	}
 	const args: Record<string, unknown> = {};
 	const raw: Record<string, string> = {};
@@ -106,7 +110,7 @@ function readInvoke(text: string, index: InvokeIndex, open: number, close: numbe
 		defineOwn(args, parameter.key, read.value);
 		defineOwn(raw, parameter.key, read.raw);
 	}
-	return { name, arguments: args, rawArguments: raw, ...(parameters.ambiguous ? { ambiguous: true } : {}) };
+	return { name, arguments: args, rawArguments: raw, ...(parameters.ambiguous || cut ? { ambiguous: true } : {}) };
 }
 
 /** Every invoke element whose opener lies in `[from, to)` and whose closer ends by `to`. */
@@ -255,15 +259,32 @@ function malformedClosers(text: string, lower: CaselessText): number[] {
 	return ends;
 }
 
-/** Parameters of a bracket-less invoke body: `parameter name="k">V parameter>`, V trimmed and coerced. */
+/**
+ * A bracket-less value without what the lost closer left before `parameter>`:
+ * `</`, `/`, `<` or one space. The rest is the model's bytes.
+ */
+function withoutCloserResidue(value: string): string {
+	let end = value.length;
+	if (value.endsWith("/", end)) end--;
+	if (value.endsWith("<", end)) end--;
+	else if (end === value.length && value.endsWith(" ")) end--;
+	return value.slice(0, end);
+}
+
+/**
+ * Parameters of a bracket-less invoke body: `parameter name="k">V parameter>`,
+ * V as the model's bytes (`readTagValue`) loosely coerced; ambiguous when a key
+ * comes twice (a value that spelled further parameters of its own).
+ */
 function malformedParameters(
 	text: string,
 	lower: CaselessText,
 	from: number,
 	to: number,
-): { args: Record<string, unknown>; raw: Record<string, string> } {
+): { args: Record<string, unknown>; raw: Record<string, string>; ambiguous: boolean } {
 	const args: Record<string, unknown> = {};
 	const raw: Record<string, string> = {};
+	let ambiguous = false;
 	let at = indexOfBefore(lower, "parameter", from, to);
 	while (at !== -1) {
 		const attr = skipInlineSpace(text, at + "parameter".length);
@@ -273,17 +294,15 @@ function malformedParameters(
 			continue;
 		}
 		const close = indexOfBefore(lower, "parameter>", named.end, to);
-		const valueEnd = close === -1 ? to : close;
-		let value = text.slice(named.end, valueEnd);
-		if (value.endsWith("/")) value = value.slice(0, -1);
-		if (value.endsWith("<")) value = value.slice(0, -1);
-		value = value.trim();
-		defineOwn(args, named.name, maybeParseJsonValue(value));
-		defineOwn(raw, named.name, value);
+		const value = text.slice(named.end, close === -1 ? to : close);
+		const read = readTagValue(close === -1 ? value : withoutCloserResidue(value), "loose");
+		if (Object.hasOwn(raw, named.name)) ambiguous = true;
+		defineOwn(args, named.name, read.value);
+		defineOwn(raw, named.name, read.raw);
 		if (close === -1) break;
 		at = indexOfBefore(lower, "parameter", close + "parameter>".length, to);
 	}
-	return { args, raw };
+	return { args, raw, ambiguous };
 }
 
 /** Shape 3: bracket-less invokes at a line start. */
@@ -310,8 +329,9 @@ function parseMalformed(context: ScanContext): GrammarCandidate[] {
 		const bodyEnd = closerEnd === undefined ? end : lower.lastIndexOf("invoke>", end - 1);
 		pos = end;
 		if (context.isInsideFence(lineStart)) continue;
-		const { args, raw } = malformedParameters(text, lower, named.end, bodyEnd);
+		const { args, raw, ambiguous } = malformedParameters(text, lower, named.end, bodyEnd);
 		const call: InvokeCall = { name: named.name.trim(), arguments: args, rawArguments: raw };
+		if (ambiguous) call.ambiguous = true;
 		found.push(candidate(text, call, lineStart, end));
 	}
 	return found;

@@ -12,7 +12,7 @@
  * A call's arguments are either `argument` elements typed by their `type`
  * attribute (`string` is the text verbatim; `number`, `integer`, `boolean`,
  * `null`, `object` and `array` must be exactly a JSON value of that type; no
- * `type` leaves the schema to decide), or one `json` element holding the
+ * `type` keeps the bytes and leaves the schema to decide), or one `json` element holding the
  * argument object. A `tools` block is a call only when it is closed and every
  * call in it reads cleanly: a named tool, keyed arguments, values of their
  * declared type, no stray text between elements, no key twice. Anything else
@@ -34,10 +34,11 @@ import {
 	defineOwn,
 	forwardFinder,
 	isAsciiLetter,
+	isBlankText,
 	isDigit,
 	isPlainObject,
 	nextCloserTable,
-	parseJsonValueOrString,
+	readValueBytes,
 	tryParse,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
@@ -144,11 +145,6 @@ interface XtmlCall {
 	rawArguments: Record<string, string>;
 }
 
-/** True when `text[from, to)` is whitespace only. */
-function isBlank(text: string, from: number, to: number): boolean {
-	return text.slice(from, to).trim() === "";
-}
-
 /** The call between tag indexes `open` and `close`, or undefined when it does not read cleanly. */
 function readCall(text: string, tags: readonly XtmlTag[], open: number, close: number): XtmlCall | undefined {
 	const opener = tags[open] as XtmlTag;
@@ -167,15 +163,17 @@ function readCall(text: string, tags: readonly XtmlTag[], open: number, close: n
 		if (!tag.complete || tag.closing || k + 1 >= close || !end?.complete || !end.closing || end.name !== tag.name) {
 			return undefined;
 		}
-		if (!isBlank(text, cursor, tag.start)) return undefined;
+		if (!isBlankText(text, cursor, tag.start)) return undefined;
 		const body = text.slice(tag.end, end.start);
 		if (tag.name === "argument") {
 			const key = attribute(text, tag, "key");
 			if (key === undefined || key === "" || Object.hasOwn(args, key)) return undefined;
 			const type = attribute(text, tag, "type")?.trim().toLowerCase();
 			if (type === undefined) {
-				defineOwn(args, key, parseJsonValueOrString(body.trim()));
-				defineOwn(raw, key, body.trim());
+				// The separator tokens delimit the value, so all of its bytes are the model's.
+				const read = readValueBytes(body, "strict");
+				defineOwn(args, key, read.value);
+				defineOwn(raw, key, read.raw);
 			} else {
 				const typed = typedValue(body, type);
 				if (!typed.ok) return undefined;
@@ -195,7 +193,7 @@ function readCall(text: string, tags: readonly XtmlTag[], open: number, close: n
 		k += 2;
 	}
 	if (sawJson && sawArgument) return undefined;
-	if (!isBlank(text, cursor, (tags[close] as XtmlTag).start)) return undefined;
+	if (!isBlankText(text, cursor, (tags[close] as XtmlTag).start)) return undefined;
 	return { name, arguments: args, rawArguments: raw };
 }
 
@@ -206,7 +204,7 @@ function readBlock(text: string, tags: readonly XtmlTag[], closeCall: Int32Array
 	let k = open + 1;
 	while (k < close) {
 		const tag = tags[k] as XtmlTag;
-		if (!tag.complete || tag.closing || tag.name !== "call" || !isBlank(text, cursor, tag.start)) return undefined;
+		if (!tag.complete || tag.closing || tag.name !== "call" || !isBlankText(text, cursor, tag.start)) return undefined;
 		const end = closeCall[k + 1] ?? -1;
 		if (end === -1 || end >= close) return undefined;
 		const call = readCall(text, tags, k, end);
@@ -215,7 +213,7 @@ function readBlock(text: string, tags: readonly XtmlTag[], closeCall: Int32Array
 		cursor = (tags[end] as XtmlTag).end;
 		k = end + 1;
 	}
-	if (calls.length === 0 || !isBlank(text, cursor, (tags[close] as XtmlTag).start)) return undefined;
+	if (calls.length === 0 || !isBlankText(text, cursor, (tags[close] as XtmlTag).start)) return undefined;
 	return calls;
 }
 

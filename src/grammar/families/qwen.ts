@@ -24,11 +24,12 @@ import {
 	defineOwn,
 	firstIndexAtOrAfter,
 	indexOfBefore,
-	isWhitespace,
+	isBlankText,
 	perContext,
 	readIdentifier,
 	readTagValue,
 	skipInlineSpace,
+	strayCloserFollows,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -74,8 +75,9 @@ export interface QwenFunction {
  * Reads `<parameter=KEY>V</parameter>` pairs in `[from, to)`: KEY trimmed, V
  * as the model's bytes (`readTagValue`). Ambiguous when anything but
  * whitespace stands between the parameters or after the last one (a value
- * that held its own `</parameter>`, a closer with no opener), or a value holds
- * a parameter opener: the value's end cannot be known, so nothing may run.
+ * that held its own `</parameter>`, a closer with no opener), a value holds
+ * a parameter opener, or a key comes twice (a value that spelled further
+ * parameters): the value's end cannot be known, so nothing may run.
  */
 function readParameters(
 	text: string,
@@ -89,7 +91,7 @@ function readParameters(
 	let gapStart = from;
 	let at = firstAtOrAfter(index.parameterOpen, from);
 	while (at !== -1 && at < to) {
-		if (!isBlank(text, gapStart, at)) ambiguous = true;
+		if (!isBlankText(text, gapStart, at)) ambiguous = true;
 		const keyStart = at + PARAMETER_OPEN.length;
 		const gt = indexOfBefore(text, ">", keyStart, to);
 		if (gt === -1) break;
@@ -98,6 +100,8 @@ function readParameters(
 		const nested = firstAtOrAfter(index.parameterOpen, gt + 1);
 		if (nested !== -1 && nested < close) ambiguous = true;
 		const key = text.slice(keyStart, gt).trim();
+		// A key written twice: a value spelled further parameters of its own.
+		if (Object.hasOwn(raw, key)) ambiguous = true;
 		if (key !== "") {
 			const read = readTagValue(text.slice(gt + 1, close), "loose");
 			defineOwn(args, key, read.value);
@@ -106,14 +110,8 @@ function readParameters(
 		gapStart = close + PARAMETER_CLOSE.length;
 		at = nested !== -1 && nested < close ? -1 : firstAtOrAfter(index.parameterOpen, gapStart);
 	}
-	if (!isBlank(text, gapStart, to)) ambiguous = true;
+	if (!isBlankText(text, gapStart, to)) ambiguous = true;
 	return { args, raw, ambiguous };
-}
-
-/** True when `text[from, to)` is only whitespace. */
-function isBlank(text: string, from: number, to: number): boolean {
-	for (let i = from; i < to; i++) if (!isWhitespace(text.charCodeAt(i))) return false;
-	return true;
 }
 
 /** Every `<function=NAME>…</function>` element starting in `[from, to)` and closed by `to`, except those `skip` rejects by start. */
@@ -139,8 +137,19 @@ export function qwenFunctionsIn(
 		const end = close + FUNCTION_CLOSE.length;
 		if (close === -1 || end > to) break;
 		if (!skip?.(at)) {
-			const { args, raw, ambiguous } = readParameters(text, index, gt + 1, close);
-			found.push({ name: ident.name, arguments: args, rawArguments: raw, start: at, end, ambiguous });
+			const read = readParameters(text, index, gt + 1, close);
+			// A function or parameter closer with no opener after the element: a value held `</function>`.
+			const cut =
+				strayCloserFollows(index.functionOpen, index.functionClose, end) ||
+				strayCloserFollows(index.parameterOpen, index.parameterClose, end);
+			found.push({
+				name: ident.name,
+				arguments: read.args,
+				rawArguments: read.raw,
+				start: at,
+				end,
+				ambiguous: read.ambiguous || cut,
+			});
 		}
 		at = firstAtOrAfter(index.functionOpen, end);
 	}

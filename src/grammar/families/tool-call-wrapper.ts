@@ -13,7 +13,8 @@
  * 3. a glm `NAME <arg_key>…` body (grammar `glm`).
  *
  * Every call of a wrapper shares the wrapper range; the fence check is at the
- * opener. Linear: opener and closer offsets are collected once and walked
+ * opener. A wrapper followed by a closer of its kind with no opener of its
+ * own ended early (a value held the closer): its calls are strip-only. Linear: opener and closer offsets are collected once and walked
  * with forward-only pointers; each body is read once.
  */
 import {
@@ -23,6 +24,7 @@ import {
 	caselessTextOf,
 	codeOpeningBrace,
 	codeOpeningBracket,
+	strayCloserFollows,
 	unwrapMarkdownFence,
 } from "../scan.ts";
 import type { GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
@@ -92,6 +94,8 @@ export function parseToolCallWrappers(context: ScanContext): GrammarCandidate[] 
 		tools: allIndexesOf(lower, "</tools>"),
 	};
 	const pointer: Record<WrapperKind, number> = { tool_call: 0, tools: 0 };
+	const openerStarts: Record<WrapperKind, number[]> = { tool_call: [], tools: [] };
+	for (const opener of openers) openerStarts[opener.kind].push(opener.start);
 	const found: GrammarCandidate[] = [];
 	let pos = 0;
 	for (const opener of openers) {
@@ -105,7 +109,10 @@ export function parseToolCallWrappers(context: ScanContext): GrammarCandidate[] 
 		const end = close + opener.kind.length + 3;
 		pos = end;
 		if (context.isInsideFence(opener.start)) continue;
-		found.push(...bodyCandidates(context, opener, close, end));
+		const calls = bodyCandidates(context, opener, close, end);
+		// A wrapper closer with no opener after this wrapper: a value held the closer and was cut there.
+		if (strayCloserFollows(openerStarts[opener.kind], list, end)) for (const call of calls) call.stripOnly = true;
+		found.push(...calls);
 	}
 	return found;
 }

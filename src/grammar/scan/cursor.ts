@@ -14,6 +14,11 @@ export function skipWhitespace(text: string, from: number, limit = text.length):
 	return i;
 }
 
+/** True when `text[from, to)` is only whitespace. */
+export function isBlankText(text: string, from: number, to: number): boolean {
+	return skipWhitespace(text, from, to) >= to;
+}
+
 /** Index of the first non-space/tab character at or after `from` (newlines stop it). */
 export function skipInlineSpace(text: string, from: number, limit = text.length): number {
 	let i = from;
@@ -123,6 +128,19 @@ export function lowerBound(length: number, keyAt: (index: number) => number, val
 /** Index of the first entry of the ascending `sorted` that is `>= value`, or `sorted.length`. */
 export function firstIndexAtOrAfter(sorted: ArrayLike<number>, value: number): number {
 	return lowerBound(sorted.length, (index) => sorted[index] ?? 0, value);
+}
+
+/**
+ * True when, at or after `end`, the next offset of the ascending `closers`
+ * comes before the next of the ascending `openers` (or there is no opener
+ * left): a closer with no opener follows, so the element that ended at `end`
+ * ended early (its value held that closer) and its value was cut.
+ */
+export function strayCloserFollows(openers: ArrayLike<number>, closers: ArrayLike<number>, end: number): boolean {
+	const close = closers[firstIndexAtOrAfter(closers, end)];
+	if (close === undefined) return false;
+	const open = openers[firstIndexAtOrAfter(openers, end)];
+	return open === undefined || close < open;
 }
 
 /**

@@ -14,7 +14,7 @@ import {
 	isIdentifierPart,
 	isWhitespace,
 } from "./chars.ts";
-import { lowerBound, skipInlineSpace } from "./cursor.ts";
+import { isBlankText, lowerBound, skipInlineSpace } from "./cursor.ts";
 import { maybeParseJsonValue, parseJsonValueOrString } from "./json-calls.ts";
 
 /**
@@ -124,7 +124,8 @@ export interface ParameterElement {
 /**
  * Parameter elements in text order; `ambiguous` when text other than
  * whitespace stands between or after them, a parameter closer has no opener,
- * or a value holds a parameter opener: a value's end cannot be known.
+ * a value holds a parameter opener, or a key comes twice: a value's end cannot
+ * be known.
  */
 export type ParameterElements = ParameterElement[] & { ambiguous?: boolean };
 
@@ -143,6 +144,7 @@ export function parameterElements(
 	close: number,
 ): ParameterElements | undefined {
 	let found: ParameterElements | undefined;
+	const seen = new Set<string>();
 	let gapStart = (tags[open] as ListedTag).end;
 	let k = open + 1;
 	while (k < close) {
@@ -162,7 +164,10 @@ export function parameterElements(
 			if (nested.name === "parameter" && !nested.closing) found.ambiguous = true;
 		}
 		const key = attributeValue(text, tag.attrStart, tag.attrEnd, "name");
+		// A key written twice: a value spelled further parameters of its own.
+		if (key !== undefined && seen.has(key)) found.ambiguous = true;
 		if (key !== undefined) {
+			seen.add(key);
 			found.push({
 				key,
 				value: text.slice(tag.end, (tags[end] as ListedTag).start),
@@ -174,12 +179,6 @@ export function parameterElements(
 	}
 	if (found !== undefined && !isBlankText(text, gapStart, (tags[close] as ListedTag).start)) found.ambiguous = true;
 	return found;
-}
-
-/** True when `text[from, to)` is only whitespace. */
-function isBlankText(text: string, from: number, to: number): boolean {
-	for (let i = from; i < to; i++) if (!isWhitespace(text.charCodeAt(i))) return false;
-	return true;
 }
 
 /**
@@ -199,12 +198,18 @@ export function elementValueBytes(inner: string): string {
 
 /**
  * A value read from element text: `raw` is the model's bytes
- * ({@link elementValueBytes}); `value` is the JSON value the trimmed text
- * spells when it is one (`json: "loose"` when it starts like JSON, `"strict"`
- * whenever it parses), else the bytes themselves.
+ * ({@link elementValueBytes}); `value` as {@link readValueBytes} reads them.
  */
 export function readTagValue(inner: string, json: "loose" | "strict"): { value: unknown; raw: string } {
-	const raw = elementValueBytes(inner);
+	return readValueBytes(elementValueBytes(inner), json);
+}
+
+/**
+ * A value from the model's exact bytes `raw`: `value` is the JSON value the
+ * trimmed text spells when it is one (`json: "loose"` when it starts like
+ * JSON, `"strict"` whenever it parses), else the bytes themselves, untrimmed.
+ */
+export function readValueBytes(raw: string, json: "loose" | "strict"): { value: unknown; raw: string } {
 	const trimmed = raw.trim();
 	const read = json === "strict" ? parseJsonValueOrString(trimmed) : maybeParseJsonValue(trimmed);
 	return { value: read === trimmed ? raw : read, raw };

@@ -1,15 +1,14 @@
 /**
- * The part-2 families' fixtures read through the public `parseToolGrammarLeaks`
- * with all twelve families enabled give what the fixture's own family gives
- * alone: no other family's scan steals, splits or duplicates these leaks.
- * The exceptions are listed with the family that rightly claims the text.
+ * Every registered family's fixtures read through the public
+ * `parseToolGrammarLeaks` with every family enabled give what the fixture's
+ * own family gives alone: no other family's scan steals, splits or
+ * duplicates these leaks. The exceptions are listed with the family that
+ * rightly claims the text.
  */
 import { describe, expect, it } from "vitest";
 import { parseToolGrammarLeaks } from "../../../src/grammar/index.ts";
 import type { GrammarName } from "../../../src/grammar/types.ts";
-import { loadFixtures } from "./family-fixtures.ts";
-
-const FAMILIES: readonly GrammarName[] = ["kimi", "mistral", "llama", "minimax-text", "olmo", "harmony", "gemma"];
+import { loadFixtures, REGISTERED_GRAMMARS } from "./family-fixtures.ts";
 
 /** `family/variant` → what every family together reads there instead, and why. */
 const CLAIMED_ELSEWHERE: Record<string, { grammar: GrammarName; why: string }> = {
@@ -21,8 +20,12 @@ const CLAIMED_ELSEWHERE: Record<string, { grammar: GrammarName; why: string }> =
 	"olmo/unclosed": { grammar: "granite", why: "a line-leading pythonic call outside a block is granite's" },
 };
 
-describe("part-2 fixtures with every family enabled", () => {
-	for (const family of FAMILIES) {
+describe("every family's fixtures with every family enabled", () => {
+	it("covers all 13 registered families", () => {
+		expect(REGISTERED_GRAMMARS).toHaveLength(13);
+	});
+
+	for (const family of REGISTERED_GRAMMARS) {
 		for (const fixture of loadFixtures(family)) {
 			const key = `${family}/${fixture.variant}`;
 			const claimed = CLAIMED_ELSEWHERE[key];

@@ -1,6 +1,5 @@
 /**
- * Fixture runner for the family tests of the families with a parser of their own (kimi, mistral, llama,
- * minimax-text, olmo, harmony, gemma).
+ * Fixture runner for the family tests, and the registry's view of the families for checks over all of them.
  *
  * A fixture is `test/grammar/fixtures/<family>/<variant>.txt` (the scanned
  * text, as a model would print it) plus `<variant>.json` beside it:
@@ -12,6 +11,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { FAMILY_STEPS } from "../../../src/grammar/families/index.ts";
 import { createScanContext } from "../../../src/grammar/fences.ts";
 import type { FamilyParser, GrammarCandidate, GrammarName } from "../../../src/grammar/types.ts";
 import { seeded } from "../seed.ts";
@@ -59,6 +59,19 @@ export function describeCandidate(text: string, candidate: GrammarCandidate): Ex
 	if (candidate.stripOnly) out.stripOnly = true;
 	if (candidate.reasoning) out.reasoning = true;
 	return out;
+}
+
+/** Every grammar the family registry serves, in registry order: checks over "every family" iterate this. */
+export const REGISTERED_GRAMMARS: readonly GrammarName[] = [...new Set(FAMILY_STEPS.flatMap((step) => step.grammars))];
+
+/**
+ * One grammar's share of the registry: every candidate the steps serving it
+ * report, unselected, narrowed to its label (the `<tool_call>` wrapper serves
+ * several grammars at once).
+ */
+export function registeredParser(grammar: GrammarName): FamilyParser {
+	const steps = FAMILY_STEPS.filter((step) => step.grammars.includes(grammar));
+	return (context) => steps.flatMap((step) => step.parse(context)).filter((found) => found.grammar === grammar);
 }
 
 export function runParser(parser: FamilyParser, text: string): GrammarCandidate[] {
@@ -175,8 +188,9 @@ function isPlainRecord(value: unknown): boolean {
 
 /**
  * Random soups of a family's tokens, JSON punctuation and short strings:
- * every candidate has a range inside the text, a call has a non-blank name
- * and an argument object, a strip-only marker has neither.
+ * every candidate has a range inside the text and an argument object; a
+ * strip-only marker has no name and no arguments, anything else a non-blank
+ * name.
  */
 export function describeTokenSoup(family: string, parser: FamilyParser, tokens: readonly string[]): void {
 	describe(`${family} on token soup`, () => {
@@ -194,9 +208,11 @@ export function describeTokenSoup(family: string, parser: FamilyParser, tokens: 
 						expect(candidate.end).toBeGreaterThan(candidate.start);
 						expect(candidate.end).toBeLessThanOrEqual(text.length);
 						expect(isPlainRecord(candidate.arguments)).toBe(true);
-						if (candidate.stripOnly) {
-							expect(candidate.name).toBe("");
+						// A strip-only marker has neither a name nor arguments; every other candidate (a call,
+						// an ambiguous call kept strip-only, DSML debris named for its target) has a name.
+						if (candidate.stripOnly === true && candidate.name === "") {
 							expect(candidate.arguments).toEqual({});
+							expect(candidate.rawArguments).toBeUndefined();
 						} else {
 							expect(candidate.name.trim()).not.toBe("");
 						}

@@ -3,14 +3,7 @@ import { parseGemma } from "../../../src/grammar/families/gemma.ts";
 import { recoverGrammarLeaks } from "../../../src/grammar/index.ts";
 import type { MinimalAssistantMessage } from "../../../src/grammar/types.ts";
 import * as renderer from "../render/gemma.ts";
-import {
-	describeAdversarial,
-	describeFixtures,
-	describeRoundTrip,
-	describeTokenSoup,
-	describeTruncation,
-	runParser,
-} from "./family-fixtures.ts";
+import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
 
 const block = (body: string) => `<|tool_call>${body}<tool_call|>`;
 
@@ -75,25 +68,6 @@ describe("gemma openers and closers", () => {
 describeFixtures("gemma", "gemma", parseGemma);
 describeTruncation("gemma", parseGemma);
 describeRoundTrip("gemma", "gemma", parseGemma, renderer);
-describeAdversarial("gemma", parseGemma, [
-	"<|tool_call>",
-	"<|tool_call>call:x{a:",
-	'<|tool_call>call:x{a:<|"|>',
-	"<|tool_call>call:x{a:[",
-	"<tool_call|>",
-]);
-describeTokenSoup("gemma", parseGemma, [
-	"<|tool_call>",
-	"<tool_call|>",
-	"call:read",
-	'<|"|>',
-	"path:",
-	"{",
-	"}",
-	'{"name":"read","arguments":{"path":"a"}}',
-	"true",
-	"-1.5",
-]);
 
 describe("gemma through the recovery driver", () => {
 	const message = (text: string): MinimalAssistantMessage => ({

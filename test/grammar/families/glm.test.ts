@@ -13,9 +13,9 @@ describe("glm keys", () => {
 		expect(runParser(glmParser, text)).toMatchObject([{ name: "f", arguments: { a: 1 } }]);
 	});
 
-	it("keeps a value's source text beside its coerced form", () => {
+	it("keeps a value's bytes, spaces included, as its source text", () => {
 		const [found] = runParser(glmParser, "<tool_call>f<arg_key>n</arg_key><arg_value> 007 </arg_value></tool_call>");
-		expect(found?.arguments).toEqual({ n: "007" });
-		expect(found?.rawArguments).toEqual({ n: "007" });
+		expect(found?.arguments).toEqual({ n: " 007 " });
+		expect(found?.rawArguments).toEqual({ n: " 007 " });
 	});
 });

@@ -3,14 +3,7 @@ import { parseHarmony } from "../../../src/grammar/families/harmony.ts";
 import { recoverGrammarLeaks } from "../../../src/grammar/index.ts";
 import type { MinimalAssistantMessage } from "../../../src/grammar/types.ts";
 import * as renderer from "../render/harmony.ts";
-import {
-	describeAdversarial,
-	describeFixtures,
-	describeRoundTrip,
-	describeTokenSoup,
-	describeTruncation,
-	runParser,
-} from "./family-fixtures.ts";
+import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
 
 const call = (header: string, body = '{"path":"README.md"}', end = "<|call|>") => `${header}<|message|>${body}${end}`;
 
@@ -99,30 +92,6 @@ describe("harmony bodies and terminators", () => {
 describeFixtures("harmony", "harmony", parseHarmony);
 describeTruncation("harmony", parseHarmony);
 describeRoundTrip("harmony", "harmony", parseHarmony, renderer);
-describeAdversarial("harmony", parseHarmony, [
-	"<|channel|>",
-	"<|start|>assistant",
-	"<|channel|>commentary to=functions.x<|message|>{",
-	"<|channel|>commentary to=functions.x ",
-	"<|message|>{",
-]);
-describeTokenSoup("harmony", parseHarmony, [
-	"<|start|>",
-	"assistant",
-	"<|channel|>",
-	"commentary",
-	"analysis",
-	"final",
-	" to=functions.read",
-	" to=functions.",
-	"<|constrain|>",
-	"json",
-	"<|message|>",
-	"<|call|>",
-	"<|end|>",
-	"<|return|>",
-	'{"path":"a"}',
-]);
 
 describe("harmony through the recovery driver", () => {
 	const message = (text: string): MinimalAssistantMessage => ({

@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { kimiToolName, parseKimi } from "../../../src/grammar/families/kimi.ts";
 import * as renderer from "../render/kimi.ts";
-import {
-	describeAdversarial,
-	describeFixtures,
-	describeRoundTrip,
-	describeTokenSoup,
-	describeTruncation,
-	runParser,
-} from "./family-fixtures.ts";
+import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
 
 const section = (id: string, args: string) =>
 	`<|tool_calls_section_begin|><|tool_call_begin|>${id}<|tool_call_argument_begin|>${args}<|tool_call_end|><|tool_calls_section_end|>`;
@@ -76,19 +69,3 @@ describe("kimi section boundaries", () => {
 describeFixtures("kimi", "kimi", parseKimi);
 describeTruncation("kimi", parseKimi);
 describeRoundTrip("kimi", "kimi", parseKimi, renderer);
-describeAdversarial("kimi", parseKimi, [
-	"<|tool_calls_section_begin|>",
-	"<|tool_call_begin|>x<|tool_call_argument_begin|>{",
-	"<|tool_calls_section_begin|><|tool_call_begin|>",
-]);
-describeTokenSoup("kimi", parseKimi, [
-	"<|tool_calls_section_begin|>",
-	"<|tool_call_section_end|>",
-	"<|tool_calls_section_end|>",
-	"<|tool_call_begin|>",
-	"<|tool_call_argument_begin|>",
-	"<|tool_call_end|>",
-	"functions.read:0",
-	"call_1",
-	'{"path":"a"}',
-]);

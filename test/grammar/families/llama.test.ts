@@ -3,14 +3,7 @@ import { parseLlama, parsePythonTagCalls } from "../../../src/grammar/families/l
 import { createScanContext } from "../../../src/grammar/fences.ts";
 import { parseToolGrammarLeaks, recoverGrammarLeaks } from "../../../src/grammar/index.ts";
 import * as renderer from "../render/llama.ts";
-import {
-	describeAdversarial,
-	describeFixtures,
-	describeRoundTrip,
-	describeTokenSoup,
-	describeTruncation,
-	runParser,
-} from "./family-fixtures.ts";
+import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
 
 describe("<|python_tag|> JSON calls", () => {
 	it("reads write_file with the inner object as its arguments", () => {
@@ -78,22 +71,3 @@ describe("Llama 4 <|python_start|> blocks", () => {
 describeFixtures("llama", "llama", parseLlama);
 describeTruncation("llama", parseLlama);
 describeRoundTrip("llama", "llama", parseLlama, renderer);
-describeAdversarial("llama", parseLlama, [
-	"<|python_tag|>",
-	"<|python_tag|>{",
-	"<|python_tag|>a(",
-	"<|python_tag|>a(\n",
-	'{"name": "a", "parameters": {',
-	"<|python_start|>[a(",
-	"<|python_start|>[a(), ",
-	"<|python_start|>{",
-]);
-describeTokenSoup("llama", parseLlama, [
-	"<|python_tag|>",
-	"<|eom_id|>",
-	'{"name":"read"',
-	'"parameters":',
-	'{"path":"a"}',
-	'ls(path="a")',
-	"x=",
-]);

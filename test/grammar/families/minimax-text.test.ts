@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseMinimaxText } from "../../../src/grammar/families/minimax-text.ts";
 import * as renderer from "../render/minimax-text.ts";
-import {
-	describeAdversarial,
-	describeFixtures,
-	describeRoundTrip,
-	describeTokenSoup,
-	describeTruncation,
-	runParser,
-} from "./family-fixtures.ts";
+import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
 
 describe("minimax-text <function_call> blocks", () => {
 	it("reads the documented fenced form and covers it through the closing fence", () => {
@@ -48,17 +41,3 @@ describe("minimax-text <function_call> blocks", () => {
 describeFixtures("minimax-text", "minimax-text", parseMinimaxText);
 describeTruncation("minimax-text", parseMinimaxText);
 describeRoundTrip("minimax-text", "minimax-text", parseMinimaxText, renderer);
-describeAdversarial("minimax-text", parseMinimaxText, [
-	"<function_call>",
-	"<function_call>functions.a(",
-	"functions.",
-	"<function_call>```typescript\nfunctions.a({",
-]);
-describeTokenSoup("minimax-text", parseMinimaxText, [
-	"<function_call>",
-	"</function_call>",
-	"functions.read(",
-	"functions.",
-	"```typescript\n",
-	'{"path":"a"}',
-]);

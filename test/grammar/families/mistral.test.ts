@@ -4,14 +4,7 @@ import { parseBareJsonCalls, parseMistral } from "../../../src/grammar/families/
 import { createScanContext } from "../../../src/grammar/fences.ts";
 import { selectCandidates } from "../../../src/grammar/select.ts";
 import * as renderer from "../render/mistral.ts";
-import {
-	describeAdversarial,
-	describeFixtures,
-	describeRoundTrip,
-	describeTokenSoup,
-	describeTruncation,
-	runParser,
-} from "./family-fixtures.ts";
+import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
 
 describe("bare JSON seen by mistral and llama", () => {
 	const call = '{"name": "read", "arguments": {"path": "README.md"}}';
@@ -81,21 +74,3 @@ describe("[TOOL_CALLS] marker forms", () => {
 describeFixtures("mistral", "mistral", parseMistral);
 describeTruncation("mistral", parseMistral);
 describeRoundTrip("mistral", "mistral", parseMistral, renderer);
-describeAdversarial("mistral", parseMistral, [
-	'{"name":',
-	'[{"name": "x", ',
-	"[TOOL_CALLS]",
-	"[TOOL_CALLS] [{",
-	"[TOOL_CALLS]a[CALL_ID]",
-	'[TOOL_CALLS]a[ARGS]{"',
-]);
-describeTokenSoup("mistral", parseMistral, [
-	"[TOOL_CALLS]",
-	"[CALL_ID]",
-	"[ARGS]",
-	'{"name":"read"',
-	'"arguments":',
-	'{"path":"a"}',
-	"read",
-	'[{"name":',
-]);

@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseOlmo } from "../../../src/grammar/families/olmo.ts";
 import * as renderer from "../render/olmo.ts";
-import {
-	describeAdversarial,
-	describeFixtures,
-	describeRoundTrip,
-	describeTokenSoup,
-	describeTruncation,
-	runParser,
-} from "./family-fixtures.ts";
+import { describeFixtures, describeRoundTrip, describeTruncation, runParser } from "./family-fixtures.ts";
 
 describe("olmo <function_calls> blocks", () => {
 	it("reads overwrite=True as true", () => {
@@ -44,18 +37,3 @@ describe("olmo <function_calls> blocks", () => {
 describeFixtures("olmo", "olmo", parseOlmo);
 describeTruncation("olmo", parseOlmo);
 describeRoundTrip("olmo", "olmo", parseOlmo, renderer);
-describeAdversarial("olmo", parseOlmo, [
-	"<function_calls>",
-	"<function_calls>\na(\n",
-	"a(\n",
-	'<function_calls>\na(x="',
-]);
-describeTokenSoup("olmo", parseOlmo, [
-	"<function_calls>",
-	"</function_calls>",
-	'ls(path="a")',
-	"read(",
-	"x=True",
-	"None",
-	"\n",
-]);
