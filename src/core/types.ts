@@ -157,8 +157,18 @@ export interface RepairPipelineConfig {
 	policyOverrides?: RepairPolicyOverrides;
 	/** Default `[]`. */
 	preprocessors?: readonly Preprocessor[];
-	/** Default `{}`. */
+	/**
+	 * The schema engine's tool config, translated into preprocessing rows
+	 * (a row `preprocessors` already holds wins). Default `{}`.
+	 */
 	engineConfig?: ToolRepairConfig;
+	/**
+	 * The original package's name for {@link RepairPipelineConfig.engineConfig}.
+	 * Read only when `engineConfig` is absent.
+	 *
+	 * @deprecated Use `engineConfig`.
+	 */
+	legacyConfig?: ToolRepairConfig;
 	modelId?: string;
 	ownerPrepareArguments?: (input: unknown) => unknown;
 	/**
