@@ -28,13 +28,7 @@ import { isPlainObject, isRecord } from "./json-value.ts";
 import { resolveLimits } from "./limits.ts";
 import { applyOwnerShim } from "./owner-shim.ts";
 import { resolveRepairPolicy } from "./policy.ts";
-import {
-	anyOf,
-	compilePreprocessPlan,
-	type PreprocessPlan,
-	planMayChange,
-	runPreprocessPlan,
-} from "./preprocess.ts";
+import { anyOf, compilePreprocessPlan, type PreprocessPlan, planMayChange, runPreprocessPlan } from "./preprocess.ts";
 import { RULE } from "./rule-ids.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
 import { convertScalarToSchemaTypeNote } from "./schema-repair/notes.ts";
@@ -71,7 +65,7 @@ function policyFor(config: RepairPipelineConfig): RepairPolicy {
 }
 
 /** What a config resolves to once: its policy, its preprocessing plan, and the valid-path test. */
-interface Plan {
+export interface Plan {
 	/** What the engine keeps of the config once its aliases and path fields are rows. */
 	readonly engine: ToolRepairConfig;
 	readonly rootAliases: readonly string[];

@@ -3,11 +3,23 @@
  * into preprocessing rows, so a built-in call judged with its rows and its
  * engine config gives the verdict the facade gives with the engine config alone.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PIPELINE_PREPROCESSORS, REPAIR_CONFIGS } from "../../src/core/builtin-tables.ts";
+import {
+	BUILTIN_TOOL_NAMES,
+	type BuiltinToolName,
+	PIPELINE_PREPROCESSORS,
+	REPAIR_CONFIGS,
+} from "../../src/core/builtin-tables.ts";
 import { engineConfigRows } from "../../src/core/engine-config.ts";
 import { repairToolInput } from "../../src/core/facade.ts";
-import { runRepairPipeline } from "../../src/core/pipeline.ts";
+import { isPlainObject } from "../../src/core/json-value.ts";
+import { planFor, runRepairPipeline } from "../../src/core/pipeline.ts";
+import { runPreprocessPlan } from "../../src/core/preprocess.ts";
+import { runSchemaRepair } from "../../src/core/schema-repair/engine.ts";
+import type { RepairPipelineConfig } from "../../src/core/types.ts";
+import { seeded } from "../grammar/seed.ts";
+import { anyInput, modelId } from "../support/arbitraries.ts";
 import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
 
 const both = (tool: "read" | "edit" | "write", input: unknown) =>
@@ -56,5 +68,66 @@ describe("a repair configured once", () => {
 		// The edit fold's row carries the engine repair's rule ID: the engine does not fold again.
 		const edit = engineConfigRows(REPAIR_CONFIGS.edit, BUILTIN_SCHEMAS.edit, PIPELINE_PREPROCESSORS.edit);
 		expect(edit.engine.structural).toBeUndefined();
+	});
+});
+
+/**
+ * The valid path answers "valid as sent" only from the rows' own tests. A
+ * repair configured anywhere else (a cleanup the engine runs itself, a row
+ * whose test does not match its rewrite) leaves a call the skip waves through
+ * changed by running every row's rewrite and the engine on it, and this fails.
+ */
+describe("the valid-path skip, derived from the rows", () => {
+	const config = (tool: BuiltinToolName, model: string | undefined): RepairPipelineConfig => ({
+		toolName: tool,
+		schema: BUILTIN_SCHEMAS[tool],
+		preprocessors: PIPELINE_PREPROCESSORS[tool],
+		engineConfig: REPAIR_CONFIGS[tool],
+		...(model === undefined ? {} : { modelId: model }),
+	});
+	const hints = fc.constantFrom(
+		{ path: "[a.md](http://a.md)" },
+		{ path: "<https://a.md>" },
+		{ file_path: "a.md" },
+		{ path: "^a.md$" },
+		{ command: "ls", cmd: "ls" },
+		{ "<arg_key>path</arg_key>": "a" },
+	);
+
+	for (const tool of BUILTIN_TOOL_NAMES) {
+		it(`waves through only ${tool} calls that every row's rewrite and the engine leave as they are`, () => {
+			const input = fc.oneof(
+				anyInput(tool),
+				fc
+					.tuple(anyInput(tool), hints)
+					.map(([value, hint]) =>
+						typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value, ...hint } : hint,
+					),
+			);
+			let skipped = 0;
+			fc.assert(
+				fc.property(input, modelId, (value, model) => {
+					const plan = planFor(config(tool, model));
+					if (!isPlainObject(value) || !plan.validAsSent(value)) return;
+					skipped++;
+					// Every rewrite at every location, asked without the rows' "may change" tests.
+					expect(runPreprocessPlan(plan.preprocess, value, tool, true).changes).toEqual([]);
+					const engine = runSchemaRepair({ value, schema: BUILTIN_SCHEMAS[tool], toolName: tool, config: plan.engine });
+					expect(engine.outcome).toBe("valid");
+				}),
+				seeded(300),
+			);
+			expect(skipped).toBeGreaterThan(0);
+		});
+	}
+
+	it("sees a path cleanup configured only in the engine config", () => {
+		// The engine's path field is a row now: an auto-link in it is never waved through as valid.
+		const result = runRepairPipeline({
+			input: { path: "[a.md](http://a.md)" },
+			config: { toolName: "read", schema: BUILTIN_SCHEMAS.read, engineConfig: { pathFields: ["path"] } },
+		});
+		expect(result.outcome).toBe("repaired");
+		expect(result.args).toEqual({ path: "a.md" });
 	});
 });

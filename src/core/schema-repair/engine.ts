@@ -187,7 +187,8 @@ function repairRootString(
 	}
 	const rootString = config.rootString;
 	if (rootString === undefined || readsAsJsonText(text)) return undefined;
-	if (readsAsCallText(text, [rootString.field, ...rootAliases, ...Object.keys(propertiesOf(schema) ?? {})])) return undefined;
+	if (readsAsCallText(text, [rootString.field, ...rootAliases, ...Object.keys(propertiesOf(schema) ?? {})]))
+		return undefined;
 	const wrapInArray = rootString.wrapInArray === true;
 	const wrapped: Record<string, unknown> = {};
 	defineOwn(wrapped, rootString.field, wrapInArray ? [text] : text);
