@@ -27,7 +27,7 @@ import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issue
 import { isPlainObject, isRecord } from "./json-value.ts";
 import { resolveLimits } from "./limits.ts";
 import { applyOwnerShim } from "./owner-shim.ts";
-import { resolveRepairPolicy } from "./policy.ts";
+import { DEFAULT_POLICY_PROFILE, resolveRepairPolicy } from "./policy.ts";
 import { anyOf, compilePreprocessPlan, type PreprocessPlan, planMayChange, runPreprocessPlan } from "./preprocess.ts";
 import { RULE } from "./rule-ids.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
@@ -51,7 +51,7 @@ import { check, checkerFor, issues } from "./validator.ts";
 /** What one downstream run (stages 3–7) concluded. */
 type DownstreamResult = Omit<RepairPipelineResult, "policy">;
 
-// The profiles without overrides are resolved once; overrides only touch grammar fields.
+// The profiles without overrides are resolved once.
 const PLAIN_POLICIES: Readonly<Record<RepairPolicyProfile, RepairPolicy>> = {
 	conservative: resolveRepairPolicy("conservative"),
 	adaptive: resolveRepairPolicy("adaptive"),
@@ -59,7 +59,7 @@ const PLAIN_POLICIES: Readonly<Record<RepairPolicyProfile, RepairPolicy>> = {
 };
 
 function policyFor(config: RepairPipelineConfig): RepairPolicy {
-	const profile = config.policy ?? "adaptive";
+	const profile = config.policy ?? DEFAULT_POLICY_PROFILE;
 	if (config.policyOverrides === undefined && Object.hasOwn(PLAIN_POLICIES, profile)) return PLAIN_POLICIES[profile];
 	return resolveRepairPolicy(profile, config.policyOverrides ?? {});
 }
@@ -164,7 +164,7 @@ function validPathTest(
 
 export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {
 	const { input, config } = options;
-	let policy: RepairPolicy = PLAIN_POLICIES.adaptive;
+	let policy: RepairPolicy = PLAIN_POLICIES[DEFAULT_POLICY_PROFILE];
 	let plan: Plan | undefined;
 	let planError: unknown;
 	let entry: InputSnapshot | undefined;

@@ -73,7 +73,10 @@ export interface RepairPolicy {
 	unknownGrammarText: UnknownGrammarTextPolicy;
 }
 
+/** Any field of a profile's row, for one call or one caller. */
 export interface RepairPolicyOverrides {
+	allowTruncatedEnvelopeCompletion?: boolean;
+	allowValidValueTransforms?: boolean;
 	grammarMode?: GrammarPolicyMode;
 	unknownGrammarText?: UnknownGrammarTextPolicy;
 }

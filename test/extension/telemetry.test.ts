@@ -194,7 +194,7 @@ describe("record types and key order", () => {
 	});
 
 	it("G: a continuation says it is one", () => {
-		recorderAt(file).continued({ model: "glm-4.6", profile: "adaptive", phantom: true, grammars: [] });
+		recorderAt(file).continued?.({ model: "glm-4.6", profile: "adaptive", phantom: true, grammars: [] });
 		expect(JSON.parse(lines(file)[0] ?? "{}").kind).toBe("continuation");
 	});
 
@@ -206,7 +206,7 @@ describe("record types and key order", () => {
 		recorder.toolObservation({ tool: "ls", model: "m", ruleId: "stripAnchorBleed", profile: "conservative" });
 		recorder.grammarStripped({ model: "m", grammars: ["dsml"], profile: "adaptive" });
 		recorder.grammarObserved({ model: "m", grammars: ["qwen"], profile: "adaptive" });
-		recorder.continued({ model: "m", profile: "adaptive", phantom: false, grammars: ["glm"] });
+		recorder.continued?.({ model: "m", profile: "adaptive", phantom: false, grammars: ["glm"] });
 		const records = lines(file).map((line) => JSON.parse(line) as Record<string, unknown>);
 		expect(records.map((record) => record.kind)).toEqual([
 			undefined,
