@@ -1,18 +1,22 @@
 /**
  * `repairToolInput`, the facade of the original package: the pipeline
  * with only a tool name, a schema and a schema-engine config, its result
- * mapped to the original `RepairResult` shape. Without preprocessors every
- * alias goes through `renameAliasedField` and the edit fold through its
- * structural-repair form; an envelope decode is reported under its legacy
- * name `parseJsonStringifiedRootObject`.
+ * mapped to the original `RepairResult` shape. The config's aliases and path
+ * fields run as preprocessing rows and the edit fold through its
+ * structural-repair form; an alias move, a path cleanup and an envelope
+ * decode are reported under the original's names (`renameAliasedField`,
+ * `unwrapMarkdownAutoLink`, `parseJsonStringifiedRootObject`).
  */
 import type { TSchema } from "typebox";
 import { runRepairPipeline } from "./pipeline.ts";
 import { RULE } from "./rule-ids.ts";
 import type { RepairResult, ToolRepairConfig } from "./types.ts";
 
+// The original reported these repairs under its own names; the facade keeps them.
 const LEGACY_RULE_NAMES: Readonly<Record<string, string>> = {
 	[RULE.decodeJson]: RULE.parseJsonStringifiedRootObject,
+	[RULE.exactAlias]: RULE.renameAliasedField,
+	[RULE.filesystemPath]: RULE.unwrapMarkdownAutoLink,
 };
 
 export function repairToolInput(options: {

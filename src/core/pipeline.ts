@@ -21,22 +21,14 @@ import { argumentKeyTests, undeclaredKeysChange, unwrapArgumentWrapper } from ".
 import { condenseChanges } from "./change-log.ts";
 import { cloneJson } from "./clone.ts";
 import { convertToSchema } from "./convert.ts";
+import { engineConfigRows } from "./engine-config.ts";
 import { recoverEnvelope, truncatedEnvelopeChange } from "./envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "./issues.ts";
 import { isPlainObject, isRecord } from "./json-value.ts";
 import { resolveLimits } from "./limits.ts";
-import { mayHoldAutoLink } from "./markdown-links.ts";
 import { applyOwnerShim } from "./owner-shim.ts";
-import { resolveRepairPolicy } from "./policy.ts";
-import {
-	anyOf,
-	compilePreprocessPlan,
-	type LocationTest,
-	type PreprocessPlan,
-	planMayChange,
-	runPreprocessPlan,
-	testsByLocation,
-} from "./preprocess.ts";
+import { DEFAULT_POLICY_PROFILE, resolveRepairPolicy } from "./policy.ts";
+import { anyOf, compilePreprocessPlan, type PreprocessPlan, planMayChange, runPreprocessPlan } from "./preprocess.ts";
 import { RULE } from "./rule-ids.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
 import { convertScalarToSchemaTypeNote } from "./schema-repair/notes.ts";
@@ -51,6 +43,7 @@ import type {
 	RepairPipelineResult,
 	RepairPolicy,
 	RepairPolicyProfile,
+	ToolRepairConfig,
 	ValidationIssue,
 } from "./types.ts";
 import { check, checkerFor, issues } from "./validator.ts";
@@ -58,7 +51,7 @@ import { check, checkerFor, issues } from "./validator.ts";
 /** What one downstream run (stages 3–7) concluded. */
 type DownstreamResult = Omit<RepairPipelineResult, "policy">;
 
-// The profiles without overrides are resolved once; overrides only touch grammar fields.
+// The profiles without overrides are resolved once.
 const PLAIN_POLICIES: Readonly<Record<RepairPolicyProfile, RepairPolicy>> = {
 	conservative: resolveRepairPolicy("conservative"),
 	adaptive: resolveRepairPolicy("adaptive"),
@@ -66,13 +59,16 @@ const PLAIN_POLICIES: Readonly<Record<RepairPolicyProfile, RepairPolicy>> = {
 };
 
 function policyFor(config: RepairPipelineConfig): RepairPolicy {
-	const profile = config.policy ?? "adaptive";
+	const profile = config.policy ?? DEFAULT_POLICY_PROFILE;
 	if (config.policyOverrides === undefined && Object.hasOwn(PLAIN_POLICIES, profile)) return PLAIN_POLICIES[profile];
 	return resolveRepairPolicy(profile, config.policyOverrides ?? {});
 }
 
 /** What a config resolves to once: its policy, its preprocessing plan, and the valid-path test. */
-interface Plan {
+export interface Plan {
+	/** What the engine keeps of the config once its aliases and path fields are rows. */
+	readonly engine: ToolRepairConfig;
+	readonly rootAliases: readonly string[];
 	/** The config fields the plan was built from: a caller may reuse one config object and change it. */
 	readonly basis: readonly unknown[];
 	readonly policy: RepairPolicy;
@@ -95,6 +91,7 @@ function basisOf(config: RepairPipelineConfig): unknown[] {
 		config.policyOverrides,
 		config.preprocessors,
 		config.engineConfig,
+		config.legacyConfig,
 		config.modelId,
 		config.ownerPrepareArguments,
 		config.ownerPrepareApplies,
@@ -111,11 +108,12 @@ function sameBasis(plan: Plan, config: RepairPipelineConfig): boolean {
 		basis[2] === config.policyOverrides &&
 		basis[3] === config.preprocessors &&
 		basis[4] === config.engineConfig &&
-		basis[5] === config.modelId &&
-		basis[6] === config.ownerPrepareArguments &&
-		basis[7] === config.ownerPrepareApplies &&
-		basis[8] === config.strictSampling &&
-		basis[9] === config.limits
+		basis[5] === config.legacyConfig &&
+		basis[6] === config.modelId &&
+		basis[7] === config.ownerPrepareArguments &&
+		basis[8] === config.ownerPrepareApplies &&
+		basis[9] === config.strictSampling &&
+		basis[10] === config.limits
 	);
 }
 
@@ -129,8 +127,14 @@ export function planFor(config: RepairPipelineConfig): Plan {
 }
 
 function compilePlan(config: RepairPipelineConfig): Plan {
-	const preprocess = compilePreprocessPlan(config.preprocessors ?? [], config.modelId);
+	const explicit = config.preprocessors ?? [];
+	// The original's name for the engine config is read where the new one is absent.
+	const translated = engineConfigRows(config.engineConfig ?? config.legacyConfig ?? {}, config.schema, explicit);
+	const rows = translated.preprocessors.length === 0 ? explicit : [...explicit, ...translated.preprocessors];
+	const preprocess = compilePreprocessPlan(rows, config.modelId);
 	return {
+		engine: translated.engine,
+		rootAliases: translated.rootAliases,
 		basis: basisOf(config),
 		policy: policyFor(config),
 		preprocess,
@@ -149,14 +153,8 @@ function validPathTest(
 	// Only the stages this config has: each answers "may change" cheaply, and any `true` sends the call the full way.
 	const mayChange: ((input: Record<string, unknown>) => boolean)[] = [];
 	if (config.ownerPrepareArguments !== undefined && ownerApplies !== undefined) mayChange.push(ownerApplies);
-	// The engine cleans auto-links from its configured path fields: the same test as a path row's, asked once per field.
-	const pathFields: LocationTest[] = (config.engineConfig?.pathFields ?? []).map((field) => ({
-		segments: [{ kind: "key", key: field }],
-		mayChange: mayHoldAutoLink,
-	}));
-	const located =
-		preprocess.unknownKinds.length > 0 ? preprocess.tests : testsByLocation([...preprocess.steps, ...pathFields]);
-	for (const test of located) mayChange.push(test);
+	// Every configured repair is a row, so the rows' own tests are the whole skip.
+	for (const test of preprocess.tests) mayChange.push(test);
 	if (config.strictSampling === true) mayChange.push(mayHoldOmittedNull);
 	for (const test of argumentKeyTests(config.schema)) mayChange.push(test);
 	const anyMayChange = anyOf(mayChange);
@@ -166,7 +164,7 @@ function validPathTest(
 
 export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {
 	const { input, config } = options;
-	let policy: RepairPolicy = PLAIN_POLICIES.adaptive;
+	let policy: RepairPolicy = PLAIN_POLICIES[DEFAULT_POLICY_PROFILE];
 	let plan: Plan | undefined;
 	let planError: unknown;
 	let entry: InputSnapshot | undefined;
@@ -349,7 +347,8 @@ function runEngine(value: unknown, config: RepairPipelineConfig, plan: Plan): En
 		value,
 		schema: config.schema,
 		toolName: config.toolName,
-		config: config.engineConfig ?? {},
+		config: plan.engine,
+		rootAliases: plan.rootAliases,
 		onStructuralThrow: (error) => contain(config, "structural-repair", error),
 		maxChanges: plan.limits.maxChanges,
 	});

@@ -34,10 +34,11 @@ export const RULE = {
 	// the built-in `edit` structural preprocessor; the schema-engine form keeps the same ID
 	foldFlatEditFields: "foldFlatEditFields",
 	// schema repair: guided by the validator's issues
+	// the legacy facade's names for `preprocess.filesystem-path` and `preprocess.exact-alias`
 	unwrapMarkdownAutoLink: "unwrapMarkdownAutoLink",
+	renameAliasedField: "renameAliasedField",
 	parseJsonStringifiedRootObject: "parseJsonStringifiedRootObject",
 	wrapRootStringAsObject: "wrapRootStringAsObject",
-	renameAliasedField: "renameAliasedField",
 	dropNullOrUndefinedField: "dropNullOrUndefinedField",
 	dropEmptyObjectPlaceholder: "dropEmptyObjectPlaceholder",
 	parseJsonStringifiedArray: "parseJsonStringifiedArray",

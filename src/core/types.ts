@@ -73,7 +73,10 @@ export interface RepairPolicy {
 	unknownGrammarText: UnknownGrammarTextPolicy;
 }
 
+/** Any field of a profile's row, for one call or one caller. */
 export interface RepairPolicyOverrides {
+	allowTruncatedEnvelopeCompletion?: boolean;
+	allowValidValueTransforms?: boolean;
 	grammarMode?: GrammarPolicyMode;
 	unknownGrammarText?: UnknownGrammarTextPolicy;
 }
@@ -157,8 +160,18 @@ export interface RepairPipelineConfig {
 	policyOverrides?: RepairPolicyOverrides;
 	/** Default `[]`. */
 	preprocessors?: readonly Preprocessor[];
-	/** Default `{}`. */
+	/**
+	 * The schema engine's tool config, translated into preprocessing rows
+	 * (a row `preprocessors` already holds wins). Default `{}`.
+	 */
 	engineConfig?: ToolRepairConfig;
+	/**
+	 * The original package's name for {@link RepairPipelineConfig.engineConfig}.
+	 * Read only when `engineConfig` is absent.
+	 *
+	 * @deprecated Use `engineConfig`.
+	 */
+	legacyConfig?: ToolRepairConfig;
 	modelId?: string;
 	ownerPrepareArguments?: (input: unknown) => unknown;
 	/**

@@ -12,10 +12,12 @@
  *   nested calls of tools the layer does not own are repaired too. pi then
  *   reports that its built-in codemode extension was replaced.
  *
- * Loading never throws; an unusable entry is dropped with one short warning.
+ * Loading never throws; an unusable entry is dropped alone, and one short
+ * warning names it.
  */
 import { isRecord } from "../core/json-value.ts";
 import type { AliasPreprocessor, Preprocessor } from "../core/types.ts";
+import { printableName } from "./printable.ts";
 import { readSettingsObject, repairSettingsPath } from "./settings.ts";
 
 export interface CompositionSettings {
@@ -28,6 +30,8 @@ const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 const FIELD = /^[A-Za-z0-9_.-]{1,128}$/;
 const SELECTOR = /^(\/([A-Za-z0-9_.-]{1,128}|\*))+$/;
 const NO_ALIASES: readonly Preprocessor[] = Object.freeze([]);
+/** Dropped `toolAliases` entries a warning names; the rest are counted. */
+const MAX_NAMED = 5;
 
 export function defaultCompositionSettings(): CompositionSettings {
 	return { toolAliases: new Map(), codemodeRepair: false };
@@ -51,32 +55,56 @@ export function loadCompositionSettings(path: string = repairSettingsPath()): {
 		else rejected.push("codemodeRepair");
 	}
 	if (stored.toolAliases !== undefined) {
-		const parsed = parseToolAliases(stored.toolAliases);
+		const parsed = parseToolAliasEntries(stored.toolAliases);
 		if (parsed === undefined) rejected.push("toolAliases");
-		else settings.toolAliases = parsed;
+		else {
+			settings.toolAliases = parsed.byTool;
+			// The names are the user's own text: shown printable and bounded, a few at most.
+			const shown = parsed.dropped.slice(0, MAX_NAMED).map((name) => JSON.stringify(printableName(name, 64)));
+			const more = parsed.dropped.length > MAX_NAMED ? ` and ${parsed.dropped.length - MAX_NAMED} more` : "";
+			if (shown.length > 0) rejected.push(`toolAliases entries ${shown.join(", ")}${more}`);
+		}
 	}
 	if (rejected.length === 0) return { settings };
 	return {
 		settings,
-		warning: `tool-repair settings file ${path} has invalid ${rejected.join(", ")}; that entry is not used.`,
+		warning: `tool-repair settings file ${path} has invalid ${rejected.join("; ")}; those are not used, the rest is.`,
 	};
 }
 
-/** `{ tool: { field: [aliases] } }` as alias preprocessors, or `undefined` when any part is malformed. */
+/** The usable entries of `toolAliases`, and the names (`tool` or `tool.field`, as written) of the ones dropped. */
+export interface ToolAliasEntries {
+	byTool: Map<string, readonly Preprocessor[]>;
+	dropped: string[];
+}
+
+/** `{ tool: { field: [aliases] } }` as alias preprocessors; `undefined` only when the value is not an object at all. */
 export function parseToolAliases(value: unknown): Map<string, readonly Preprocessor[]> | undefined {
+	return parseToolAliasEntries(value)?.byTool;
+}
+
+/**
+ * {@link parseToolAliases} with what it dropped: a malformed tool entry or
+ * field drops that entry alone, so one typo never costs the others.
+ */
+export function parseToolAliasEntries(value: unknown): ToolAliasEntries | undefined {
 	if (!isRecord(value)) return undefined;
 	const byTool = new Map<string, readonly Preprocessor[]>();
+	const dropped: string[] = [];
 	for (const [tool, fields] of Object.entries(value)) {
-		if (!NAME.test(tool) || !isRecord(fields)) return undefined;
+		if (!NAME.test(tool) || !isRecord(fields)) {
+			dropped.push(tool);
+			continue;
+		}
 		const rows: AliasPreprocessor[] = [];
 		for (const [field, aliases] of Object.entries(fields)) {
 			const selector = selectorOf(field);
-			if (selector === undefined || !isAliasList(aliases)) return undefined;
-			rows.push({ kind: "alias", selector, aliases: [...aliases] });
+			if (selector === undefined || !isAliasList(aliases)) dropped.push(`${tool}.${field}`);
+			else rows.push({ kind: "alias", selector, aliases: [...aliases] });
 		}
-		byTool.set(tool, Object.freeze(rows));
+		if (rows.length > 0) byTool.set(tool, Object.freeze(rows));
 	}
-	return byTool;
+	return { byTool, dropped };
 }
 
 function selectorOf(field: string): AliasPreprocessor["selector"] | undefined {

@@ -35,17 +35,23 @@ import {
 import { basename, dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { isRecord, tryParse } from "../core/json-value.ts";
-import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
+import {
+	DEFAULT_POLICY,
+	GRAMMAR_MODES,
+	POLICY_PROFILES,
+	PROFILE_GRAMMAR_DEFAULT,
+	UNKNOWN_GRAMMAR_TEXT_POLICIES as UNKNOWN_TEXT_POLICIES,
+} from "../core/policy.ts";
 import { errorCode, reportIoError, reportIoErrorUnless } from "./fs-errors.ts";
 import type { RepairSettings } from "./types.ts";
 
 export const DEFAULT_DISPLAY_SETTINGS: Readonly<RepairSettings> = Object.freeze({
 	showIndicator: true,
 	showNotes: false,
-	grammarRecovery: "strip",
+	grammarRecovery: DEFAULT_POLICY.grammarMode,
 	grammarAllowedTools: Object.freeze([]) as unknown as string[],
-	policyProfile: "adaptive",
-	unknownGrammarText: "preserve",
+	policyProfile: DEFAULT_POLICY.profile,
+	unknownGrammarText: DEFAULT_POLICY.unknownGrammarText,
 	repairToolNames: false,
 	askOnSilentStop: true,
 });
@@ -62,16 +68,8 @@ export const SETTINGS_KEYS = [
 	"askOnSilentStop",
 ] as const satisfies readonly (keyof RepairSettings)[];
 
-export const POLICY_PROFILES: readonly RepairPolicyProfile[] = ["conservative", "adaptive", "recover"];
-export const GRAMMAR_MODES: readonly GrammarPolicyMode[] = ["off", "observe", "strip", "recover"];
-export const UNKNOWN_TEXT_POLICIES: readonly UnknownGrammarTextPolicy[] = ["preserve", "strip"];
-
-/** The grammar mode each profile implies when the file does not override it. */
-export const PROFILE_GRAMMAR_DEFAULT: Readonly<Record<RepairPolicyProfile, GrammarPolicyMode>> = {
-	conservative: "observe",
-	adaptive: "strip",
-	recover: "recover",
-};
+// The policy table lives in the core; the settings validate against it and the menu lists it.
+export { GRAMMAR_MODES, POLICY_PROFILES, PROFILE_GRAMMAR_DEFAULT, UNKNOWN_TEXT_POLICIES };
 
 /** Settings files are tiny; anything bigger is not ours and is not read into memory. */
 const MAX_SETTINGS_BYTES = 1024 * 1024;
@@ -135,7 +133,7 @@ export function settingsFromObject(stored: Record<string, unknown>): {
 	const repairToolNames = pick("repairToolNames", isBoolean);
 	const askOnSilentStop = pick("askOnSilentStop", isBoolean);
 	// A 0.2 file that opted into promotion keeps promoting: its profile becomes `recover`.
-	const policyProfile = storedProfile ?? (storedGrammar === "recover" ? "recover" : "adaptive");
+	const policyProfile = storedProfile ?? (storedGrammar === "recover" ? "recover" : DEFAULT_POLICY.profile);
 	const grammarRecovery = storedGrammar ?? PROFILE_GRAMMAR_DEFAULT[policyProfile];
 	return {
 		settings: {

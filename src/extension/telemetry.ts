@@ -3,7 +3,9 @@
  * event, appended to `tool-repair/telemetry.jsonl` under pi's agent dir (or
  * `PI_TOOL_REPAIR_TELEMETRY`, read at every write; `off`/`0`/`false` disable).
  *
- * Record types A–E keep a fixed key order. Callers pass only metadata (tool
+ * Record types A–G keep a fixed key order. The repair records (A, C) have
+ * no `kind`, so a script that reads them by `tool` and `outcome` still finds
+ * only them; every other record names what it is in `kind`, right after `ts`. Callers pass only metadata (tool
  * and model names, rule IDs, issue shapes); no argument value, path, command,
  * content or note text ever reaches here.
  *
@@ -130,6 +132,7 @@ export function createTelemetryRecorder(options: TelemetryRecorderOptions = {}):
 export function continuationRecord(ts: string, event: ContinuationEvent): TelemetryRecord {
 	const record: TelemetryRecord = {
 		ts,
+		kind: "continuation",
 		model: event.model,
 		outcome: "continued",
 		rules: [RULE.continueSilentStop],
@@ -146,6 +149,7 @@ export function continuationRecord(ts: string, event: ContinuationEvent): Teleme
 export function containedErrorRecord(ts: string, event: ContainedErrorEvent): TelemetryRecord {
 	return {
 		ts,
+		kind: "contained",
 		outcome: "contained",
 		rules: [RULE.containedError],
 		stages: ["containment"],
@@ -174,6 +178,7 @@ export function toolOutcomeRecord(ts: string, event: ToolOutcomeEvent): Telemetr
 export function toolObservationRecord(ts: string, event: ToolObservationEvent): TelemetryRecord {
 	return {
 		ts,
+		kind: "observation",
 		tool: event.tool,
 		model: event.model,
 		outcome: "observed",
@@ -204,6 +209,7 @@ export function grammarRecoveredRecord(ts: string, event: GrammarRecoveredEvent)
 export function grammarStrippedRecord(ts: string, event: GrammarMessageEvent): TelemetryRecord {
 	return {
 		ts,
+		kind: "leak-stripped",
 		model: event.model,
 		outcome: "stripped",
 		rules: ["grammarStrip"],
@@ -218,6 +224,7 @@ export function grammarStrippedRecord(ts: string, event: GrammarMessageEvent): T
 export function grammarObservedRecord(ts: string, event: GrammarMessageEvent): TelemetryRecord {
 	return {
 		ts,
+		kind: "leak-observed",
 		model: event.model,
 		outcome: "observed",
 		rules: ["grammarObserve"],

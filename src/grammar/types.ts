@@ -4,6 +4,7 @@
  */
 
 /** Family names in their fixed order: the original ten, then `harmony`, `gemma` and `kimi-xtml` (Kimi K3). */
+import type { GrammarPolicyMode } from "../core/types.ts";
 export const GRAMMAR_NAMES = [
 	"dsml",
 	"invoke",
@@ -22,7 +23,8 @@ export const GRAMMAR_NAMES = [
 
 export type GrammarName = (typeof GRAMMAR_NAMES)[number];
 
-export type GrammarRecoveryMode = "off" | "observe" | "strip" | "recover";
+/** The core policy's grammar mode, under the grammar module's own name. */
+export type GrammarRecoveryMode = GrammarPolicyMode;
 
 /** A call recognised in text, as `parseToolGrammarLeaks` reports it. */
 export interface RecoveredToolCall {

@@ -204,7 +204,10 @@ describe("preprocessInput: alias", () => {
 			{ kind: "alias", selector: "/edits", aliases: ["changes"], accepts: "array" },
 			{ kind: "alias", selector: "/config", aliases: ["cfg"], accepts: "object" },
 		];
-		expect(run({ changes: "[]", cfg: [1] }, preprocessors).changes).toEqual([]);
+		expect(run({ changes: "a list", cfg: [1] }, preprocessors).changes).toEqual([]);
+		expect(run({ changes: "{}", cfg: "[1]" }, preprocessors).changes).toEqual([]);
+		// A container sent as its JSON text is that container (pi#5698): it moves, and the schema repair parses it.
+		expect(run({ changes: " [] ", cfg: '{"a":1}' }, preprocessors).value).toEqual({ edits: " [] ", config: '{"a":1}' });
 		expect(run({ changes: [], cfg: { a: 1 } }, preprocessors).value).toEqual({ edits: [], config: { a: 1 } });
 	});
 

@@ -5,7 +5,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { aliasesFor, loadCompositionSettings, parseToolAliases } from "../../src/extension/composition-settings.ts";
+import {
+	aliasesFor,
+	loadCompositionSettings,
+	parseToolAliasEntries,
+	parseToolAliases,
+} from "../../src/extension/composition-settings.ts";
 
 let dir: string | undefined;
 afterEach(() => {
@@ -40,14 +45,40 @@ describe("composition settings", () => {
 		]);
 	});
 
+	it("rejects a value that is not an object as a whole", () => {
+		expect(parseToolAliases([])).toBeUndefined();
+		expect(parseToolAliases("todo")).toBeUndefined();
+	});
+
 	it.each([
-		["not an object", []],
-		["a bad tool name", { "a tool": { x: ["y"] } }],
-		["a bad field", { todo: { "a/b/": ["y"] } }],
-		["an empty alias list", { todo: { todos: [] } }],
-		["a non-string alias", { todo: { todos: [1] } }],
-	])("rejects %s", (_label, value) => {
-		expect(parseToolAliases(value)).toBeUndefined();
+		["a bad tool name", { "a tool": { x: ["y"] } }, "a tool"],
+		["a tool entry that is not an object", { todo: ["y"] }, "todo"],
+		["a bad field", { todo: { "a/b/": ["y"] } }, "todo.a/b/"],
+		["an empty alias list", { todo: { todos: [] } }, "todo.todos"],
+		["a non-string alias", { todo: { todos: [1] } }, "todo.todos"],
+	])("drops %s alone and names it", (_label, value, name) => {
+		const good = { keep: { items: ["list"] } };
+		const parsed = parseToolAliasEntries({ ...good, ...value });
+		expect(parseToolAliases({ ...good, ...value })).toEqual(parsed?.byTool);
+		expect(parsed?.dropped).toEqual([name]);
+		expect(parsed?.byTool.get("keep")).toEqual([{ kind: "alias", selector: "/items", aliases: ["list"] }]);
+	});
+
+	it("keeps a tool's good fields when one of its fields is malformed", () => {
+		const parsed = parseToolAliasEntries({ todo: { todos: ["items"], "bad field": ["x"] } });
+		expect(parsed?.dropped).toEqual(["todo.bad field"]);
+		expect(parsed?.byTool.get("todo")).toEqual([{ kind: "alias", selector: "/todos", aliases: ["items"] }]);
+	});
+
+	it("names a dropped entry in the warning, its control characters made printable", () => {
+		const { settings, warning } = loadCompositionSettings(
+			file({ toolAliases: { good: { a: ["b"] }, "evil\u001b[2J": { a: ["b"] }, other: { "x\u0007": ["y"] } } }),
+		);
+		expect(aliasesFor(settings, "good")).toHaveLength(1);
+		expect(warning).toContain("toolAliases");
+		expect(warning).toContain("evil?[2J");
+		expect(warning).toContain("other.x?");
+		expect(warning).not.toMatch(/[\u0000-\u001f]/);
 	});
 
 	it("drops an unusable entry with one warning and keeps the rest", () => {

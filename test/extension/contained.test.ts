@@ -77,6 +77,7 @@ describe("contained", () => {
 	it("writes a telemetry record with the boundary and the class name only", () => {
 		expect(containedErrorRecord("2026-01-01T00:00:00.000Z", { label: "prepare:edit", error: "TypeError" })).toEqual({
 			ts: "2026-01-01T00:00:00.000Z",
+			kind: "contained",
 			outcome: "contained",
 			rules: ["contained-error"],
 			stages: ["containment"],

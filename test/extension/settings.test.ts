@@ -33,6 +33,7 @@ import {
 	trySaveRepairSettings,
 	unknownAllowedTools,
 } from "../../src/extension/settings.ts";
+import { resolveRepairPolicy } from "../../src/core/policy.ts";
 import type { RepairSettings } from "../../src/extension/types.ts";
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
@@ -637,5 +638,15 @@ describe("saving", () => {
 			expect(loaded.warning).toBeUndefined();
 			expect([true, false]).toContain(loaded.settings.showNotes);
 		}
+	});
+});
+
+describe("one policy table", () => {
+	// The extension keeps no grammar default of its own: its defaults are the core's default profile's row.
+	it("defaults the profile, grammar mode and unknown text to the core's default policy", () => {
+		const core = resolveRepairPolicy();
+		expect(DEFAULT_DISPLAY_SETTINGS.policyProfile).toBe(core.profile);
+		expect(DEFAULT_DISPLAY_SETTINGS.grammarRecovery).toBe(core.grammarMode);
+		expect(DEFAULT_DISPLAY_SETTINGS.unknownGrammarText).toBe(core.unknownGrammarText);
 	});
 });

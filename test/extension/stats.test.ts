@@ -5,9 +5,9 @@
  * lines split across chunks and lines too long to be records.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -131,6 +131,32 @@ describe("what each record counts toward", () => {
 		acc.addLine('{"tool":"read","outcome":"repaired","rules":["a",3,null,"a"]}');
 		expect(acc.stats.total).toBe(2);
 		expect([...acc.stats.rules]).toEqual([["a", 2]]);
+	});
+});
+
+describe("records written before kind existed", () => {
+	// Files written by an earlier version have no `kind`; /repair-stats counts them as it counts the new ones.
+	it("counts an old file without kind exactly as the same records with kind", () => {
+		const recorded: string[] = [];
+		const path = join(mkdtempSync(join(tmpdir(), "repair-stats-kind-")), "telemetry.jsonl");
+		const recorder = createTelemetryRecorder({ path: () => path, now: () => new Date(0) });
+		recorder.toolOutcome({ tool: "read", model: "m", outcome: "repaired", rules: ["r"], profile: "a", stages: [] });
+		recorder.toolObservation({ tool: "ls", model: "m", ruleId: "stripAnchorBleed", profile: "conservative" });
+		recorder.grammarStripped({ model: "m", grammars: ["dsml"], profile: "adaptive" });
+		recorder.grammarObserved({ model: "m", grammars: ["qwen"], profile: "adaptive" });
+		recorder.continued?.({ model: "m", profile: "adaptive", phantom: true, grammars: [] });
+		for (const line of readFileSync(path, "utf8").split("\n")) if (line !== "") recorded.push(line);
+		rmSync(dirname(path), { recursive: true, force: true });
+		const withKind = new StatsAccumulator();
+		const withoutKind = new StatsAccumulator();
+		for (const line of recorded) {
+			withKind.addLine(line);
+			const { kind: _kind, ...old } = JSON.parse(line) as Record<string, unknown>;
+			withoutKind.addLine(JSON.stringify(old));
+		}
+		expect(recorded.filter((line) => line.includes('"kind"'))).toHaveLength(4);
+		expect(withoutKind.stats).toEqual(withKind.stats);
+		expect(withKind.stats.total).toBe(5);
 	});
 });
 

@@ -164,7 +164,7 @@ describe("record types and key order", () => {
 			profile: "conservative",
 		});
 		expect(lines(file)).toEqual([
-			'{"ts":"2026-07-20T09:14:03.120Z","tool":"ls","model":"kimi-k2-instruct","outcome":"observed","rules":["stripAnchorBleed"],"channel":"tool","profile":"conservative","stages":["valid-value"],"observation":true}',
+			'{"ts":"2026-07-20T09:14:03.120Z","kind":"observation","tool":"ls","model":"kimi-k2-instruct","outcome":"observed","rules":["stripAnchorBleed"],"channel":"tool","profile":"conservative","stages":["valid-value"],"observation":true}',
 		]);
 	});
 
@@ -178,7 +178,7 @@ describe("record types and key order", () => {
 	it("D: a grammar strip on the message channel", () => {
 		recorderAt(file).grammarStripped({ model: "deepseek-v4-flash", grammars: ["dsml"], profile: "adaptive" });
 		expect(lines(file)).toEqual([
-			'{"ts":"2026-07-20T09:14:03.120Z","model":"deepseek-v4-flash","outcome":"stripped","rules":["grammarStrip"],"channel":"message","grammar":"dsml","profile":"adaptive","stages":["grammar"]}',
+			'{"ts":"2026-07-20T09:14:03.120Z","kind":"leak-stripped","model":"deepseek-v4-flash","outcome":"stripped","rules":["grammarStrip"],"channel":"message","grammar":"dsml","profile":"adaptive","stages":["grammar"]}',
 		]);
 	});
 
@@ -189,8 +189,35 @@ describe("record types and key order", () => {
 			profile: "conservative",
 		});
 		expect(lines(file)).toEqual([
-			'{"ts":"2026-07-20T09:14:03.120Z","model":"Qwen3-Coder-30B","outcome":"observed","rules":["grammarObserve"],"channel":"message","grammar":"qwen,granite","profile":"conservative","stages":["grammar"],"observation":true}',
+			'{"ts":"2026-07-20T09:14:03.120Z","kind":"leak-observed","model":"Qwen3-Coder-30B","outcome":"observed","rules":["grammarObserve"],"channel":"message","grammar":"qwen,granite","profile":"conservative","stages":["grammar"],"observation":true}',
 		]);
+	});
+
+	it("G: a continuation says it is one", () => {
+		recorderAt(file).continued?.({ model: "glm-4.6", profile: "adaptive", phantom: true, grammars: [] });
+		expect(JSON.parse(lines(file)[0] ?? "{}").kind).toBe("continuation");
+	});
+
+	// A script that reads repair records by `tool` and `outcome` finds them as before: only the other records carry a kind.
+	it("keeps kind off the repair records A and C, and puts it on every other record", () => {
+		const recorder = recorderAt(file);
+		recorder.toolOutcome({ tool: "read", model: "m", outcome: "repaired", rules: [], profile: "a", stages: [] });
+		recorder.grammarRecovered({ tool: "read", model: "glm-4.6", grammar: "glm", profile: "recover" });
+		recorder.toolObservation({ tool: "ls", model: "m", ruleId: "stripAnchorBleed", profile: "conservative" });
+		recorder.grammarStripped({ model: "m", grammars: ["dsml"], profile: "adaptive" });
+		recorder.grammarObserved({ model: "m", grammars: ["qwen"], profile: "adaptive" });
+		recorder.continued?.({ model: "m", profile: "adaptive", phantom: false, grammars: ["glm"] });
+		const records = lines(file).map((line) => JSON.parse(line) as Record<string, unknown>);
+		expect(records.map((record) => record.kind)).toEqual([
+			undefined,
+			undefined,
+			"observation",
+			"leak-stripped",
+			"leak-observed",
+			"continuation",
+		]);
+		const repairs = records.filter((record) => record.kind === undefined && typeof record.tool === "string");
+		expect(repairs.map((record) => record.outcome)).toEqual(["repaired", "recovered"]);
 	});
 
 	it("copies the caller's arrays instead of keeping them", () => {

@@ -3,7 +3,8 @@
  * moves to that key, in one copied record; the first usable alias in the
  * list wins.
  */
-import { defineOwn, isRecord } from "../json-value.ts";
+import { trimJsonWhitespace } from "../json-text.ts";
+import { defineOwn, isRecord, tryParse } from "../json-value.ts";
 import { parseSelector, type SelectorSegment } from "../selectors.ts";
 import type { AliasPreprocessor } from "../types.ts";
 import { shallowCopy } from "./copy-on-write.ts";
@@ -57,15 +58,24 @@ function aliasValueUsable(value: unknown, preprocessor: AliasPreprocessor): bool
 	switch (preprocessor.accepts) {
 		case undefined:
 			return value !== undefined && value !== null;
+		// A list or record sent as its JSON text (pi#5698) is that container; the schema repair parses it once moved.
 		case "array":
-			return Array.isArray(value);
+			return Array.isArray(value) || Array.isArray(parsedText(value));
 		case "object":
-			return isRecord(value);
+			return isRecord(value) || isRecord(parsedText(value));
 		case "string":
 		case "number":
 		case "boolean":
 			return typeof value === preprocessor.accepts;
 	}
+}
+
+/** The value a JSON container text encodes; `undefined` for anything else. */
+function parsedText(value: unknown): unknown {
+	if (typeof value !== "string") return undefined;
+	const trimmed = trimJsonWhitespace(value);
+	const first = trimmed[0];
+	return first === "[" || first === "{" ? tryParse(trimmed) : undefined;
 }
 
 function aliasNote(alias: string, canonical: string, toolName: string): string {

@@ -1,7 +1,7 @@
 /**
  * The schema-repair engine (pipeline stages 5–6).
  *
- * Order: configured path-field auto-link cleanup, the strict fast path, the
+ * Order: the strict fast path, the
  * failure record (the original issues, never recomputed), root repairs,
  * configured structural repairs, then passes of the issue-site rule table
  * while each one fires (bounded by the change bound), and finally the verdict after our safe conversion. Repairs happen on
@@ -14,15 +14,14 @@ import { convertToSchema } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
 import { readsAsCallText, readsAsJsonText, trimJsonWhitespace } from "../json-text.ts";
-import { defineOwn, isRecord, shallowCopyRecord, tryParse } from "../json-value.ts";
+import { defineOwn, isRecord, tryParse } from "../json-value.ts";
 import { DEFAULT_ENVELOPE_LIMITS } from "../limits.ts";
-import { mayHoldAutoLink, unwrapMarkdownAutoLinks } from "../markdown-links.ts";
 import { RULE } from "../rule-ids.ts";
 import { propertiesOf } from "../schema-shape.ts";
 import type { RepairOutcome, ToolRepairConfig, ValidationIssue } from "../types.ts";
 import { check, issues } from "../validator.ts";
 import { collectIssueSites } from "./issue-sites.ts";
-import { convertScalarToSchemaTypeNote, unwrapMarkdownAutoLinkNote, wrapRootStringAsObjectNote } from "./notes.ts";
+import { convertScalarToSchemaTypeNote, wrapRootStringAsObjectNote } from "./notes.ts";
 import { ISSUE_RULES, type RuleContext } from "./rules.ts";
 
 /** The rule ID of a lossless scalar conversion the layer itself makes. */
@@ -58,6 +57,8 @@ export interface EngineOptions {
 	config?: ToolRepairConfig;
 	/** Hears a configured structural repair's throw; that repair is then skipped and the others still run. */
 	onStructuralThrow?: (error: unknown) => void;
+	/** Names a root `name: value` line may use besides the root field and the declared ones: the root field's aliases. */
+	rootAliases?: readonly string[];
 	/** Passes stop once this many changes were made (default: the pipeline's default `maxChanges`); each pass makes at least one, so it bounds the passes too. */
 	maxChanges?: number;
 }
@@ -65,15 +66,10 @@ export interface EngineOptions {
 export function runSchemaRepair(options: EngineOptions): EngineResult {
 	const { value, schema, toolName } = options;
 	const config = options.config ?? {};
-	const pathFields = config.pathFields ?? [];
 	const changes: EngineChange[] = [];
 
-	let current = cleanPathFields(value, pathFields, toolName, changes);
-	if (check(schema, current)) {
-		return changes.length === 0
-			? { outcome: "valid", args: value, changes }
-			: { outcome: "repaired", args: current, changes };
-	}
+	let current: unknown = value;
+	if (check(schema, current)) return { outcome: "valid", args: value, changes };
 
 	const original = issues(schema, current);
 	const fail = (): EngineResult => unrepairable(toolName, original, value, schema);
@@ -81,9 +77,9 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 	// From here on every write goes to a private copy.
 	let owned = false;
 	if (typeof current === "string") {
-		const root = repairRootString(current, config, schema, toolName, changes);
+		const root = repairRootString(current, config, options.rootAliases ?? [], schema, toolName, changes);
 		if (root !== undefined) {
-			current = cleanPathFields(root, pathFields, toolName, changes);
+			current = root;
 			owned = true;
 		}
 	}
@@ -103,7 +99,7 @@ export function runSchemaRepair(options: EngineOptions): EngineResult {
 		if (typeof note === "string" && note !== "") changes.push({ ruleId: repair.name, note });
 	}
 
-	const context: RuleContext = { toolName, fieldAliases: config.fieldAliases ?? {}, schema };
+	const context: RuleContext = { toolName, schema };
 	// Until something changes, the working copy equals the value the failure record described:
 	// reuse those issues instead of asking the (slow, uncompiled) error walk again.
 	const unchanged = changes.length;
@@ -172,35 +168,11 @@ function runPass(
 	return fired;
 }
 
-/** Copy-on-write auto-link cleanup of the configured top-level path fields. */
-function cleanPathFields(
-	value: unknown,
-	pathFields: readonly string[],
-	toolName: string,
-	changes: EngineChange[],
-): unknown {
-	if (pathFields.length === 0 || !isRecord(value)) return value;
-	let out: Record<string, unknown> | undefined;
-	for (const field of pathFields) {
-		if (!Object.hasOwn(value, field)) continue;
-		const before = value[field];
-		if (typeof before !== "string" || !mayHoldAutoLink(before)) continue;
-		const after = unwrapMarkdownAutoLinks(before);
-		if (after === before) continue;
-		out ??= shallowCopyRecord(value);
-		defineOwn(out, field, after);
-		changes.push({
-			ruleId: RULE.unwrapMarkdownAutoLink,
-			note: unwrapMarkdownAutoLinkNote(field, toolName, before, after),
-		});
-	}
-	return out ?? value;
-}
-
 /** The record a root string becomes, or `undefined` when no root repair is safe. */
 function repairRootString(
 	text: string,
 	config: ToolRepairConfig,
+	rootAliases: readonly string[],
 	schema: TSchema,
 	toolName: string,
 	changes: EngineChange[],
@@ -215,7 +187,8 @@ function repairRootString(
 	}
 	const rootString = config.rootString;
 	if (rootString === undefined || readsAsJsonText(text)) return undefined;
-	if (readsAsCallText(text, fieldNamesOf(rootString.field, config, schema))) return undefined;
+	if (readsAsCallText(text, [rootString.field, ...rootAliases, ...Object.keys(propertiesOf(schema) ?? {})]))
+		return undefined;
 	const wrapInArray = rootString.wrapInArray === true;
 	const wrapped: Record<string, unknown> = {};
 	defineOwn(wrapped, rootString.field, wrapInArray ? [text] : text);
@@ -224,10 +197,4 @@ function repairRootString(
 		note: wrapRootStringAsObjectNote(rootString.field, toolName, wrapInArray),
 	});
 	return wrapped;
-}
-
-/** The names a `name: value` root line can use for the tool: the root field, its aliases, every declared property. */
-function fieldNamesOf(field: string, config: ToolRepairConfig, schema: TSchema): string[] {
-	const aliases = Object.hasOwn(config.fieldAliases ?? {}, field) ? (config.fieldAliases?.[field] ?? []) : [];
-	return [field, ...aliases, ...Object.keys(propertiesOf(schema) ?? {})];
 }

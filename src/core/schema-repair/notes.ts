@@ -1,22 +1,6 @@
-/**
- * Model-facing notes for the schema-repair rules (and the edit fold and the
- * owner shim, which share the engine's voice). Each note carries exactly the
- * information its rule promises: the keys involved, the tool, and, where the
- * model can do better next time, what to send instead. Placeholders appear
- * verbatim so tests can look for them; the sentences are ours.
- */
-
-export function unwrapMarkdownAutoLinkNote(field: string, tool: string, before: string, after: string): string {
-	return `The ${field} value for the ${tool} tool was a markdown auto-link ("${before}"), reduced to its link text ("${after}"). Pass bare filesystem paths without markdown link syntax.`;
-}
-
 export function wrapRootStringAsObjectNote(field: string, tool: string, wrapInArray: boolean): string {
 	const shape = wrapInArray ? `{${field}: ["..."]}` : `{${field}: "..."}`;
 	return `The ${tool} tool received a bare string instead of an argument object, so it was placed into ${shape}. Always pass an object to ${tool}, never a bare string.`;
-}
-
-export function renameAliasedFieldNote(alias: string, key: string, tool: string): string {
-	return `The ${tool} tool has no field "${alias}", so its value was moved to "${key}". Use "${key}" in future calls.`;
 }
 
 export function dropNullOrUndefinedFieldNote(kind: "null" | "undefined", key: string, tool: string): string {

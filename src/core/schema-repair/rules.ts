@@ -5,7 +5,7 @@
  * `apply` mutates the engine's private working copy and returns the note.
  *
  * What the rules refuse matters as much as what they do: nothing is renamed
- * without a configured alias, `null` array elements are never dropped, a
+ * (aliases are preprocessing rows), `null` array elements are never dropped, a
  * string that reads as a list literal is never wrapped (a list is not one item), and
  * JSON text is parsed only where the schema asked for an array or an object.
  */
@@ -25,7 +25,6 @@ import {
 	parseJsonStringifiedObjectNote,
 	parseJsonWithRawControlCharactersNote,
 	rebuildFlattenedKeysNote,
-	renameAliasedFieldNote,
 	unwrapSameNameWrapperNote,
 	unwrapSingletonArrayNote,
 	wrapBareStringAsArrayNote,
@@ -33,7 +32,6 @@ import {
 
 export interface RuleContext {
 	toolName: string;
-	fieldAliases: Readonly<Record<string, readonly string[]>>;
 	/** The tool's parameter schema; rules that must know what is declared refuse without it. */
 	schema?: unknown;
 }
@@ -63,18 +61,6 @@ function replaceAt(site: IssueSite, value: unknown): void {
 
 function isNullish(value: unknown): value is null | undefined {
 	return value === null || value === undefined;
-}
-
-/** The first configured alias present on `parent` with a usable value, if any. */
-function usableAlias(parent: Record<string, unknown>, key: string, context: RuleContext): string | undefined {
-	if (!Object.hasOwn(context.fieldAliases, key)) return undefined;
-	const aliases = context.fieldAliases[key] ?? [];
-	for (const alias of aliases) {
-		if (alias === key || !Object.hasOwn(parent, alias)) continue;
-		const value = parent[alias];
-		if (!isNullish(value) && value !== "") return alias;
-	}
-	return undefined;
 }
 
 /** Parses `text` when its trimmed form is delimited by `open`/`close`; `undefined` otherwise. */
@@ -263,22 +249,6 @@ const SHAPE_RULES: readonly IssueRule[] = [
 ];
 
 export const ISSUE_RULES: readonly IssueRule[] = [
-	{
-		id: RULE.renameAliasedField,
-		applies(site, context) {
-			const at = recordSite(site);
-			if (at === undefined) return false;
-			if (Object.hasOwn(at.parent, at.key) && !isNullish(at.parent[at.key])) return false;
-			return usableAlias(at.parent, at.key, context) !== undefined;
-		},
-		apply(site, context) {
-			const { parent, key } = recordSite(site) as { parent: Record<string, unknown>; key: string };
-			const alias = usableAlias(parent, key, context) as string;
-			defineOwn(parent, key, parent[alias]);
-			delete parent[alias];
-			return renameAliasedFieldNote(alias, key, context.toolName);
-		},
-	},
 	{
 		id: RULE.dropNullOrUndefinedField,
 		applies(site) {

@@ -19,13 +19,12 @@ describe("fast path", () => {
 		expect(result.args).toBe(value);
 	});
 
-	it("repairs a configured path field without conversion and without an issue summary", () => {
+	// Path cleanup is a preprocessing row: the engine config's path fields are translated into it before the engine runs.
+	it("leaves a configured path field to the rows: a valid auto-link is valid here", () => {
 		const value = deepFreeze({ path: "[a.md](http://a.md)", limit: 1 });
 		const result = runSchemaRepair({ value, schema: read, toolName: "read", config: { pathFields: ["path"] } });
-		expect(result.outcome).toBe("repaired");
-		expect(result.args).toEqual({ path: "a.md", limit: 1 });
-		expect(ids(result)).toEqual(["unwrapMarkdownAutoLink"]);
-		expect(result.issueSummary).toBeUndefined();
+		expect(result.outcome).toBe("valid");
+		expect(result.args).toBe(value);
 	});
 });
 
@@ -57,15 +56,10 @@ describe("verdict", () => {
 	});
 
 	it("never mutates its input while repairing", () => {
-		const value = deepFreeze({ file_path: "/a", offset: null, nested: { a: 1 } });
-		const result = runSchemaRepair({
-			value,
-			schema: read,
-			toolName: "read",
-			config: { fieldAliases: { path: ["file_path"] } },
-		});
+		const value = deepFreeze({ path: "/a", offset: null, nested: { a: 1 } });
+		const result = runSchemaRepair({ value, schema: read, toolName: "read" });
 		expect(result.outcome).toBe("repaired");
-		expect(value).toEqual({ file_path: "/a", offset: null, nested: { a: 1 } });
+		expect(value).toEqual({ path: "/a", offset: null, nested: { a: 1 } });
 	});
 });
 
