@@ -7,6 +7,7 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
 	test: {
+		setupFiles: ["test/support/property-seed.ts"],
 		include: [
 			"test/core/**/*.test.ts",
 			"test/grammar/**/*.test.ts",
