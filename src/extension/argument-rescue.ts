@@ -20,8 +20,7 @@
  */
 
 import { parseJsonWithRepair, parseToolCallArguments } from "@earendil-works/pi-ai";
-import { RULE } from "../core/rule-ids.ts";
-import type { RepairPipelineResult } from "../core/types.ts";
+import type { RepairPipelineResult, RepairPolicyOverrides } from "../core/types.ts";
 import { isToolCallBlock, type ToolCallBlock } from "./tool-call-block.ts";
 
 /** The separator pi-ai puts between the parse error and the model's raw text. */
@@ -60,6 +59,9 @@ export function rescueInput(rawText: string): unknown {
 	}
 }
 
+/** The policy of a call cut at the output limit: never completed, whatever the profile allows. */
+const CUT_AT_OUTPUT_LIMIT: RepairPolicyOverrides = Object.freeze({ allowTruncatedEnvelopeCompletion: false });
+
 export interface RescuedCall {
 	toolCallId: string;
 	toolName: string;
@@ -70,7 +72,7 @@ export interface RescueDeps {
 	/** True for the tools this extension wraps. */
 	isWrapped(toolName: string): boolean;
 	/** Runs that tool's pipeline; `undefined` when it failed (the failure is the caller's to contain and report). */
-	repair(toolName: string, input: unknown): RepairPipelineResult | undefined;
+	repair(toolName: string, input: unknown, overrides?: RepairPolicyOverrides): RepairPipelineResult | undefined;
 	/** Called for every malformed call to a wrapped tool that was tried, repaired or not; must not decide the rescue. */
 	onAttempt?(call: RescuedCall): void;
 	/** The `arguments` object of a malformed call left as pi delivered it. */
@@ -149,18 +151,9 @@ function rescueOne(block: MalformedCall, deps: RescueDeps, cut: boolean): ToolCa
 	const rawText = rawArgumentsText(block.argumentsError);
 	if (rawText === undefined) return undefined;
 	const input = rescueInput(rawText);
-	let result = deps.repair(block.name, input);
+	// A completion guesses where the text ended; at the output limit the text did not end, it was cut.
+	const result = deps.repair(block.name, input, cut ? CUT_AT_OUTPUT_LIMIT : undefined);
 	if (result === undefined) return undefined;
-	if (cut && result.changes.some((change) => change.ruleId === RULE.completeTruncatedObject)) {
-		// A completion guesses where the text ended; at the output limit the text did not end, it was cut.
-		result = {
-			outcome: "unrepairable",
-			args: input,
-			policy: result.policy,
-			changes: [],
-			observations: result.observations,
-		};
-	}
 	deps.onAttempt?.({ toolCallId: block.id, toolName: block.name, result });
 	if (result.outcome !== "repaired") return undefined;
 	const { argumentsError: _cleared, ...rest } = block;

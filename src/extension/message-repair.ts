@@ -291,7 +291,7 @@ export function rescueDepsFor(
 ): RescueDeps {
 	return {
 		isWrapped: (name) => target(name) !== undefined,
-		repair: (name, input) => contained(`rescue:${name}`, () => target(name)?.repairer.run(input)),
+		repair: (name, input, overrides) => contained(`rescue:${name}`, () => target(name)?.repairer.run(input, overrides)),
 		onAttempt: ({ toolCallId, toolName, result }) =>
 			contained(`rescue-feedback:${toolName}`, () => {
 				const chosen = target(toolName)?.repairer;

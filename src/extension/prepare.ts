@@ -21,6 +21,7 @@ import type {
 	RepairObservation,
 	RepairPipelineConfig,
 	RepairPipelineResult,
+	RepairPolicyOverrides,
 	ToolRepairConfig,
 	TSchema,
 } from "../core/types.ts";
@@ -130,8 +131,14 @@ export class ToolRepairer {
 		return this.spec.owner ?? "builtin";
 	}
 
-	run(input: unknown): RepairPipelineResult {
-		return runRepairPipeline({ input, config: this.config() });
+	/** One call through the pipeline; `overrides` changes the policy for this call alone (the rescue's intent). */
+	run(input: unknown, overrides?: RepairPolicyOverrides): RepairPipelineResult {
+		const config = this.config();
+		if (overrides === undefined) return runRepairPipeline({ input, config });
+		return runRepairPipeline({
+			input,
+			config: { ...config, policyOverrides: { ...config.policyOverrides, ...overrides } },
+		});
 	}
 
 	/** Diagnostics line and telemetry record of a repaired or unrepairable outcome; never throws. */

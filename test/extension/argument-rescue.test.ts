@@ -23,7 +23,7 @@ function deps(policy: "adaptive" | "conservative" = "adaptive") {
 	const unrescued: object[] = [];
 	const d: RescueDeps = {
 		isWrapped: (name) => name === "write" || name === "bash",
-		repair: (name, input) =>
+		repair: (name, input, overrides) =>
 			runRepairPipeline({
 				input,
 				config: {
@@ -32,6 +32,7 @@ function deps(policy: "adaptive" | "conservative" = "adaptive") {
 					policy,
 					preprocessors: PIPELINE_PREPROCESSORS[name as "write"],
 					engineConfig: REPAIR_CONFIGS[name as "write"],
+					...(overrides === undefined ? {} : { policyOverrides: overrides }),
 				},
 			}),
 		onAttempt: ({ toolCallId, result }: { toolCallId: string; result: RepairPipelineResult }) =>
@@ -131,6 +132,22 @@ describe("a message that reached the model's output limit", () => {
 	function atLimit(content: unknown[], output = 100, modelId = "m-1") {
 		return { role: "assistant", content, stopReason: "toolUse", model: modelId, usage: { output } };
 	}
+
+	it("asks the pipeline for no completion through a per-call policy override, never by reading rule IDs", () => {
+		const { d } = deps();
+		const asked: unknown[] = [];
+		const recording: RescueDeps = {
+			...d,
+			model,
+			repair: (name, input, overrides) => {
+				asked.push(overrides);
+				return d.repair(name, input, overrides);
+			},
+		};
+		rescueMalformedArguments(atLimit([call("t", "write", '{"path":"t","content":"c"')]), recording);
+		rescueMalformedArguments(message([call("u", "write", '{"path":"t","content":"c"')]), recording);
+		expect(asked).toEqual([{ allowTruncatedEnvelopeCompletion: false }, undefined]);
+	});
 
 	it("never completes a truncated call even when the provider said toolUse", () => {
 		const { d, attempts } = deps();
