@@ -23,6 +23,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { resolveRepairPolicy } from "../../src/core/policy.ts";
 import {
 	DEFAULT_DISPLAY_SETTINGS,
 	loadRepairSettings,
@@ -33,7 +34,6 @@ import {
 	trySaveRepairSettings,
 	unknownAllowedTools,
 } from "../../src/extension/settings.ts";
-import { resolveRepairPolicy } from "../../src/core/policy.ts";
 import type { RepairSettings } from "../../src/extension/types.ts";
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
