@@ -184,7 +184,6 @@ describe("chaos run through the real pi CLI", () => {
 			"envelope.complete-truncated-object",
 			"envelope.decode-json",
 			"wrapRootStringAsObject",
-			"renameAliasedField",
 		]) {
 			expect([...rules], rule).toContain(rule);
 		}
