@@ -9,6 +9,7 @@ export default defineConfig({
 	test: {
 		setupFiles: ["test/support/property-seed.ts"],
 		include: [
+			"test/architecture/**/*.test.ts",
 			"test/core/**/*.test.ts",
 			"test/grammar/**/*.test.ts",
 			"test/extension/**/*.test.ts",

@@ -14,8 +14,10 @@
  * Copy-on-write: the input is never cloned wholesale and never mutated (see
  * `preprocess/copy-on-write.ts`).
  */
+
+import type { Rewrite } from "./preprocess/copy-on-write.ts";
 import { CopyOnWriteTree } from "./preprocess/copy-on-write.ts";
-import { type Rewrite, type Row, rowFor } from "./preprocess/rows.ts";
+import { type Row, rowFor } from "./preprocess/rows.ts";
 import { resolveSegments, type SelectorSegment } from "./selectors.ts";
 import type { FieldPreprocessor, Preprocessor, RepairChange } from "./types.ts";
 

@@ -46,10 +46,15 @@ import {
 	unknownAllowedTools,
 } from "./settings.ts";
 import { aggregateTelemetryFiles, parseStatsArgs, telemetryFilesToRead } from "./stats.ts";
-import { EMPTY_STATS_NOTICE, formatStatsCharts, formatStatsReport, noMatchNotice } from "./stats-report.ts";
+import {
+	EMPTY_STATS_NOTICE,
+	formatStatsCharts,
+	formatStatsReport,
+	noMatchNotice,
+	ownerKindSection,
+} from "./stats-report.ts";
 import { createStatsView, STATS_OVERLAY } from "./stats-view.ts";
 import { telemetryPath } from "./telemetry.ts";
-import { ownerKindSection } from "./tool-owners.ts";
 import type { RepairSettings, SettingsHost } from "./types.ts";
 
 export interface RepairCommandOptions {

@@ -16,9 +16,8 @@
  * escape sequence: the whole line passes through `printable`.
  */
 import { repairLogEnabled } from "./env.ts";
-import type { LeakTextEvent } from "./grammar-leaks.ts";
 import { printable } from "./printable.ts";
-import type { ToolOutcomeEvent } from "./types.ts";
+import type { LeakTextEvent, ToolOutcomeEvent } from "./types.ts";
 
 /** Distinct values of `pick` over `items`, in first-seen order. */
 export function distinctInOrder<T>(items: readonly T[], pick: (item: T) => string): string[] {

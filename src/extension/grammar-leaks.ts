@@ -30,26 +30,14 @@
  * and anything quoted are the assistant's words and stay.
  */
 import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
-import type { GrammarPolicyMode, RepairFeedback } from "../core/types.ts";
+import type { RepairFeedback } from "../core/types.ts";
 import { createEchoIndex, NO_ECHOES } from "../grammar/echo.ts";
 import { type LeakModelPatterns, leakGrammarsFor } from "../grammar/models.ts";
 import { recoverGrammarLeaks } from "../grammar/recover.ts";
 import { mergeSplitCall } from "../grammar/split-call.ts";
 import type { MinimalAssistantMessage } from "../grammar/types.ts";
 import { createContained, reportContainedError } from "./contained.ts";
-import type { OwnerKind } from "./tool-owners.ts";
-import type { RepairSettings, TelemetryRecorder } from "./types.ts";
-
-/** Leaked grammar text that did not become a call: what happened to it, never the text itself. */
-export interface LeakTextEvent {
-	outcome: "stripped" | "observed";
-	/** The grammar families found, in first-seen order. */
-	grammars: string[];
-	/** How many leaked calls (ranges of markup) were stripped or observed. */
-	count: number;
-	/** The `grammarRecovery` setting in force. */
-	mode: GrammarPolicyMode;
-}
+import type { LeakTextEvent, OwnerKind, RepairSettings, TelemetryRecorder } from "./types.ts";
 
 export interface GrammarLeakHandlerDeps {
 	settings(): RepairSettings;

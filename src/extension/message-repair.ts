@@ -42,7 +42,8 @@ import type { Contained } from "./contained.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
 import { type RepairDeps, ToolRepairer } from "./prepare.ts";
 import { isToolCallBlock, type ToolCallBlock } from "./tool-call-block.ts";
-import { isPiCoreTool, type OwnerKind, ownerKindOf } from "./tool-owners.ts";
+import { isPiCoreTool, ownerKindOf } from "./tool-owners.ts";
+import type { OwnerKind } from "./types.ts";
 
 /** What the message pass needs to know about the session's tools. */
 export interface ToolSource {

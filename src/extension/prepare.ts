@@ -32,8 +32,7 @@ import { escalateRetryMessage, type RepeatFailureTracker } from "./escalation.ts
 import type { RepairFeedbackHub } from "./feedback.ts";
 import { publicIssues } from "./issue-privacy.ts";
 import type { ModelTracker } from "./model-tracker.ts";
-import type { OwnerKind } from "./tool-owners.ts";
-import type { RepairSettings, TelemetryRecorder, ToolOutcomeEvent } from "./types.ts";
+import type { OwnerKind, RepairSettings, TelemetryRecorder, ToolOutcomeEvent } from "./types.ts";
 
 /** Everything the pipeline needs to know about one tool. */
 export interface ToolRepairSpec {

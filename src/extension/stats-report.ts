@@ -65,6 +65,12 @@ export function outcomeLine(name: string, c: OutcomeCounts): string {
 	return `  ${name}: ${c.repaired} repaired, ${c.recovered} recovered, ${c.unrepairable} unrepairable`;
 }
 
+/** The `/repair-stats` section of tool events by owner kind; empty when there are none. */
+export function ownerKindSection(byOwner: ReadonlyMap<string, OutcomeCounts>): string {
+	if (byOwner.size === 0) return "";
+	return ["By owner kind:", ...rankOutcomeRows(byOwner).map(([kind, counts]) => outcomeLine(kind, counts))].join("\n");
+}
+
 export const OUTCOME_SEGMENTS = [
 	{ name: "repaired", glyph: "█" },
 	{ name: "recovered", glyph: "▓" },

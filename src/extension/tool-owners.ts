@@ -12,11 +12,8 @@
  */
 import type { ToolInfo } from "@earendil-works/pi-coding-agent";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../core/builtin-tables.ts";
-import type { OutcomeCounts } from "./stats.ts";
-import { outcomeLine, rankOutcomeRows } from "./stats-report.ts";
+import type { OwnerKind } from "./types.ts";
 
-/** The three owner kinds telemetry and `/repair-stats` count by. */
-export type OwnerKind = "builtin" | "extension" | "mcp";
 export const OWNER_KINDS: readonly OwnerKind[] = ["builtin", "extension", "mcp"];
 
 /** pi's built-in MCP extension registers every MCP tool under this path. */
@@ -76,12 +73,6 @@ export function foreignOwnerLine(foreign: ForeignOwner): string {
 		`Tool repair: \`${foreign.tool}\` belongs to ${foreign.owner}, so the layer does not replace it; ` +
 		"its calls are repaired at message_end against that tool's schema (schema rules only)."
 	);
-}
-
-/** The `/repair-stats` section of tool events by owner kind; empty when there are none. */
-export function ownerKindSection(byOwner: ReadonlyMap<string, OutcomeCounts>): string {
-	if (byOwner.size === 0) return "";
-	return ["By owner kind:", ...rankOutcomeRows(byOwner).map(([kind, counts]) => outcomeLine(kind, counts))].join("\n");
 }
 
 /**

@@ -4,7 +4,20 @@
  * Nothing here carries an argument value: every field is value-free metadata.
  */
 import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
-import type { OwnerKind } from "./tool-owners.ts";
+
+/** The three owner kinds telemetry and `/repair-stats` count by. */
+export type OwnerKind = "builtin" | "extension" | "mcp";
+
+/** Leaked grammar text that did not become a call: what happened to it, never the text itself. */
+export interface LeakTextEvent {
+	outcome: "stripped" | "observed";
+	/** The grammar families found, in first-seen order. */
+	grammars: string[];
+	/** How many leaked calls (ranges of markup) were stripped or observed. */
+	count: number;
+	/** The `grammarRecovery` setting in force. */
+	mode: GrammarPolicyMode;
+}
 
 /** The user's settings file (`tool-repair/settings.json`); see docs/operations.md. */
 export interface RepairSettings {

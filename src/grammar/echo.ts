@@ -13,14 +13,8 @@
 import { stableSerialize } from "../core/stable-serialize.ts";
 import { collectCandidates } from "./parse.ts";
 import { isWhitespace } from "./scan.ts";
-import type { GrammarName, ScanContext } from "./types.ts";
+import type { EchoIndex, GrammarName, ScanContext } from "./types.ts";
 import { GRAMMAR_NAMES } from "./types.ts";
-
-/** What the provenance rule asks of the echo sources. */
-export interface EchoIndex {
-	/** True when `callText` (the leak's exact text) or the call it spells also appears in a source. */
-	echoes(callText: string, call?: { name: string; arguments: Record<string, unknown> }): boolean;
-}
 
 /** `text` with every whitespace run folded to one space and the ends trimmed. */
 export function foldWhitespace(text: string): string {

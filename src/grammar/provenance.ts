@@ -28,7 +28,6 @@
  * one-off form. Pure and linear in the text (the quoted index is built once,
  * each question is a binary search).
  */
-import type { EchoIndex } from "./echo.ts";
 import { createQuotedIndex, quotedRegions } from "./fences.ts";
 import { reasoningSpans, type TextSpan } from "./reasoning.ts";
 import {
@@ -41,6 +40,7 @@ import {
 	firstTagAtOrAfter,
 	skipInlineSpace,
 } from "./scan.ts";
+import type { EchoIndex } from "./types.ts";
 
 export type Provenance = "call" | "reasoning" | "quoted" | "echo" | "mention";
 

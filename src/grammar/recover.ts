@@ -28,7 +28,7 @@
  * and the message are shallow copies.
  */
 import { stableSerialize } from "../core/stable-serialize.ts";
-import { createEchoIndex, type EchoIndex, NO_ECHOES } from "./echo.ts";
+import { createEchoIndex, NO_ECHOES } from "./echo.ts";
 import { detectGrammarLeaks } from "./parse.ts";
 import { createProvenanceJudge, type Provenance } from "./provenance.ts";
 import { removeRanges } from "./ranges.ts";
@@ -37,6 +37,7 @@ import { typeArgumentsFromSchema } from "./schema-typing.ts";
 import { isSentinelFramed } from "./select.ts";
 import { mayReceiveLeak } from "./targets.ts";
 import type {
+	EchoIndex,
 	GrammarCandidate,
 	GrammarName,
 	GrammarRecoveryOptions,

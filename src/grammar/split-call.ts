@@ -18,13 +18,12 @@
  * Pure: never mutates its input; the changed part and message are copies.
  */
 import { check } from "../core/validator.ts";
-import type { EchoIndex } from "./echo.ts";
 import { removeRanges } from "./ranges.ts";
 import { judgeLeaks, scannableField } from "./recover.ts";
 import { isPlainObject } from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
 import { runsScripts } from "./targets.ts";
-import type { GrammarName, MinimalAssistantMessage } from "./types.ts";
+import type { EchoIndex, GrammarName, MinimalAssistantMessage } from "./types.ts";
 
 export interface SplitCallOptions {
 	grammars: Iterable<GrammarName>;

@@ -99,6 +99,12 @@ export interface MinimalAssistantMessage {
  */
 export type ContainedErrorReporter = (label: string, error: unknown) => void;
 
+/** What the provenance rule asks of the echo sources. */
+export interface EchoIndex {
+	/** True when `callText` (the leak's exact text) or the call it spells also appears in a source. */
+	echoes(callText: string, call?: { name: string; arguments: Record<string, unknown> }): boolean;
+}
+
 export interface GrammarRecoveryOptions {
 	mode: GrammarRecoveryMode;
 	knownTools: Set<string>;

@@ -4,10 +4,9 @@ import {
 	createGrammarLeakHandler,
 	type GrammarLeakHandlerDeps,
 	grammarRecoveryNote,
-	type LeakTextEvent,
 	splitCallNote,
 } from "../../src/extension/grammar-leaks.ts";
-import type { RepairSettings, TelemetryRecorder } from "../../src/extension/types.ts";
+import type { LeakTextEvent, RepairSettings, TelemetryRecorder } from "../../src/extension/types.ts";
 import { FAMILY_STEPS } from "../../src/grammar/families/index.ts";
 import { dsmlBlock, splitCallMessage } from "../fixtures/split-calls.ts";
 

@@ -10,9 +10,9 @@ import {
 	formatStatsCharts,
 	formatStatsPlain,
 	formatStatsReport,
+	ownerKindSection,
 	statsTitle,
 } from "../../src/extension/stats-report.ts";
-import { ownerKindSection } from "../../src/extension/tool-owners.ts";
 import { forgedLines, TAMPERED_RECORDS, TAMPERED_TOOL_SHOWN, UNPRINTABLE } from "../support/tampered-telemetry.ts";
 
 function statsOf(records: Record<string, unknown>[]) {

@@ -7,8 +7,7 @@ import { trimJsonWhitespace } from "../json-text.ts";
 import { defineOwn, isRecord, tryParse } from "../json-value.ts";
 import { parseSelector, type SelectorSegment } from "../selectors.ts";
 import type { AliasPreprocessor } from "../types.ts";
-import { shallowCopy } from "./copy-on-write.ts";
-import type { Rewrite } from "./rows.ts";
+import { type Rewrite, shallowCopy } from "./copy-on-write.ts";
 
 interface AliasTarget {
 	parent: readonly SelectorSegment[];

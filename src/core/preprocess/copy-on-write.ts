@@ -10,6 +10,12 @@ import { defineOwn, shallowCopyRecord } from "../json-value.ts";
 export type Path = readonly (string | number)[];
 export type Container = Record<string, unknown> | unknown[];
 
+/** What a row's rewrite produced at one location. */
+export interface Rewrite {
+	value: unknown;
+	note: string;
+}
+
 /**
  * The working value. Containers this tree copied are "owned" and may be
  * written in place; anything else still belongs to the caller and is copied

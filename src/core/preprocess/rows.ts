@@ -12,14 +12,9 @@ import { RULE, type RuleId } from "../rule-ids.ts";
 import { parseSelector, type SelectorSegment } from "../selectors.ts";
 import type { AliasPreprocessor, FieldPreprocessor, Preprocessor, StructuralPreprocessor } from "../types.ts";
 import { aliasTarget, chosenAlias, moveAlias } from "./alias-move.ts";
+import type { Rewrite } from "./copy-on-write.ts";
 import { mayHoldAnchors, scalarTransform, stripAnchors, type Transform, unwrapPathArray } from "./field-transforms.ts";
 import { mayHoldTokenLeak, stripGrammarTokens } from "./token-cleanup.ts";
-
-/** What a row's rewrite produced at one location. */
-export interface Rewrite {
-	value: unknown;
-	note: string;
-}
 
 /** One preprocessor kind. */
 export interface Row<P extends Preprocessor> {

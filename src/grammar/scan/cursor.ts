@@ -4,7 +4,6 @@
  * never rescans what an earlier call already passed.
  */
 import type { ScanContext } from "../types.ts";
-import type { CaselessText } from "./caseless.ts";
 import { codeSpace, codeTab, isWhitespace } from "./chars.ts";
 
 /** Index of the first non-whitespace character at or after `from` (or `limit`). */
@@ -36,7 +35,12 @@ export function skipInlineSpace(text: string, from: number, limit = text.length)
  * `limit - from` even when the literal occurs only far later (a plain
  * `indexOf` then would rescan the rest of the text for every caller).
  */
-export function indexOfBefore(text: string | CaselessText, literal: string, from: number, limit = text.length): number {
+export function indexOfBefore(
+	text: string | BoundedSearchable,
+	literal: string,
+	from: number,
+	limit = text.length,
+): number {
 	if (typeof text !== "string") return text.indexOfBefore(literal, from, limit);
 	const end = Math.min(limit, text.length);
 	if (end === text.length) return text.indexOf(literal, from);
@@ -89,6 +93,12 @@ export class OffsetList {
 	view(): Int32Array {
 		return this.items.subarray(0, this.length);
 	}
+}
+
+/** A text with its own bounded search (a `CaselessText`), which `indexOfBefore` hands the search to. */
+export interface BoundedSearchable {
+	readonly length: number;
+	indexOfBefore(literal: string, from: number, limit: number): number;
 }
 
 /** Anything searchable with `indexOf(needle, from)`: a string or a {@link CaselessText}. */
