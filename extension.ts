@@ -13,8 +13,12 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import * as piCodingAgent from "@earendil-works/pi-coding-agent";
-import type { HostModules } from "./src/extension/host-modules.ts";
-import { isBelowOldestPiVersion, reportUnsupportedHost, unsupportedHostWarning } from "./src/extension/host-version.ts";
+import type { HostModules } from "./src/extension/host/host-modules.ts";
+import {
+	isBelowOldestPiVersion,
+	reportUnsupportedHost,
+	unsupportedHostWarning,
+} from "./src/extension/host/host-version.ts";
 
 type ExtensionFactory = (pi: ExtensionAPI) => void;
 

@@ -18,13 +18,13 @@ import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
-import { HOST_SPECIFIERS, type HostSpecifier } from "../src/extension/host-modules.ts";
+import { HOST_SPECIFIERS, type HostSpecifier } from "../src/extension/host/host-modules.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, "dist", "bundle");
 const SHIM_PREFIX = "\0pi-host:";
 /** The slot module; its own entry chunk (`host.js`), so the entry and the bundle share one instance. */
-const slot = join(root, "src", "extension", "host-modules.ts");
+const slot = join(root, "src", "extension", "host", "host-modules.ts");
 
 /** The runtime names each host module must provide, read from the sources' value imports. */
 function importedNames(): Map<HostSpecifier, Set<string>> {

@@ -37,34 +37,43 @@
  *   pi install npm:pi-repair-layer          # the published package
  */
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { BuiltinRepairers } from "./extension/builtin-repairers.ts";
-import { CodemodeOwnership, codemodeLine, decideNestedCall } from "./extension/codemode-repair.ts";
-import { registerRepairCommands, showSettingsWarning } from "./extension/commands.ts";
-import { aliasesFor, defaultCompositionSettings, loadCompositionSettings } from "./extension/composition-settings.ts";
-import { createContained, reportContainedError } from "./extension/contained.ts";
-import { SilentStopGuard } from "./extension/continuation.ts";
-import { logLeakText } from "./extension/diagnostics.ts";
-import { EchoSources } from "./extension/echo-sources.ts";
-import { RepeatFailureTracker } from "./extension/escalation.ts";
-import { RepairFeedbackHub } from "./extension/feedback.ts";
-import { createGrammarLeakHandler } from "./extension/grammar-leaks.ts";
-import { withProviderSafeToolNames } from "./extension/history-names.ts";
-import { indicatorRenderers, updateFooterStatus } from "./extension/indicator.ts";
-import { loadLeakModels } from "./extension/leak-models.ts";
-import { layerStages, runMessageEndStages } from "./extension/message-end.ts";
-import { CallTargets, JudgedArgs, judgeToolCalls, PendingRefusals } from "./extension/message-repair.ts";
-import { ModelTracker } from "./extension/model-tracker.ts";
-import type { RepairDeps } from "./extension/prepare.ts";
+import { registerRepairCommands, showSettingsWarning } from "./extension/commands/commands.ts";
+import { indicatorRenderers, updateFooterStatus } from "./extension/commands/indicator.ts";
+import {
+	aliasesFor,
+	defaultCompositionSettings,
+	loadCompositionSettings,
+} from "./extension/files/composition-settings.ts";
 import {
 	defaultRepairSettings,
 	loadRepairSettingsWithWarning,
 	trySaveRepairSettings,
 	unknownAllowedTools,
-} from "./extension/settings.ts";
-import { createTelemetryRecorder } from "./extension/telemetry.ts";
-import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/tool-names.ts";
-import { ForeignOwners, foreignBuiltinOwners, foreignOwnerLine, isBuiltinToolName } from "./extension/tool-owners.ts";
-import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extension/types.ts";
+} from "./extension/files/settings.ts";
+import { createTelemetryRecorder } from "./extension/files/telemetry.ts";
+import { createContained, reportContainedError } from "./extension/host/contained.ts";
+import { logLeakText } from "./extension/host/diagnostics.ts";
+import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extension/host/types.ts";
+import { SilentStopGuard } from "./extension/leaks/continuation.ts";
+import { EchoSources } from "./extension/leaks/echo-sources.ts";
+import { createGrammarLeakHandler } from "./extension/leaks/grammar-leaks.ts";
+import { withProviderSafeToolNames } from "./extension/leaks/history-names.ts";
+import { loadLeakModels } from "./extension/leaks/leak-models.ts";
+import { BuiltinRepairers } from "./extension/repair/builtin-repairers.ts";
+import { CodemodeOwnership, codemodeLine, decideNestedCall } from "./extension/repair/codemode-repair.ts";
+import { RepeatFailureTracker } from "./extension/repair/escalation.ts";
+import { RepairFeedbackHub } from "./extension/repair/feedback.ts";
+import { layerStages, runMessageEndStages } from "./extension/repair/message-end.ts";
+import { CallTargets, JudgedArgs, judgeToolCalls, PendingRefusals } from "./extension/repair/message-repair.ts";
+import { ModelTracker } from "./extension/repair/model-tracker.ts";
+import type { RepairDeps } from "./extension/repair/prepare.ts";
+import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/repair/tool-names.ts";
+import {
+	ForeignOwners,
+	foreignBuiltinOwners,
+	foreignOwnerLine,
+	isBuiltinToolName,
+} from "./extension/repair/tool-owners.ts";
 
 /** Parameter schemas of every tool pi knows, for typing values recovered from grammar leaks. */
 function toolSchemas(pi: ExtensionAPI): ReadonlyMap<string, unknown> {

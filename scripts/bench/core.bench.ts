@@ -20,12 +20,12 @@ import { Compile } from "typebox/compile";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../../src/core/builtin-tables.ts";
 import { runRepairPipeline } from "../../src/core/pipeline.ts";
 import type { RepairPipelineConfig, StructuralPreprocessor, TSchema } from "../../src/core/types.ts";
-import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/builtin-repairers.ts";
-import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
-import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
-import { ModelTracker } from "../../src/extension/model-tracker.ts";
-import type { RepairDeps } from "../../src/extension/prepare.ts";
-import { defaultRepairSettings } from "../../src/extension/settings.ts";
+import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
+import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/repair/builtin-repairers.ts";
+import { RepeatFailureTracker } from "../../src/extension/repair/escalation.ts";
+import { RepairFeedbackHub } from "../../src/extension/repair/feedback.ts";
+import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
+import type { RepairDeps } from "../../src/extension/repair/prepare.ts";
 import { batchTimes, printTable, scalingExponent } from "./harness.ts";
 
 const PLAIN_MODEL = "claude-opus-4-8";

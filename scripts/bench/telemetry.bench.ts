@@ -16,9 +16,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { aggregateTelemetryFiles } from "../../src/extension/stats.ts";
-import { formatStatsPlain } from "../../src/extension/stats-report.ts";
-import { createTelemetryRecorder } from "../../src/extension/telemetry.ts";
+import { formatStatsPlain } from "../../src/extension/commands/stats-report.ts";
+import { aggregateTelemetryFiles } from "../../src/extension/files/stats.ts";
+import { createTelemetryRecorder } from "../../src/extension/files/telemetry.ts";
 import { measure, printTable, scalingExponent } from "./harness.ts";
 
 /** Set in the child process that measures one aggregation. */

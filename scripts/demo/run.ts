@@ -34,7 +34,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { parseArgs } from "node:util";
-import { truncatePlain } from "../../src/extension/bar-chart.ts";
+import { truncatePlain } from "../../src/extension/commands/bar-chart.ts";
 import type { ScriptedTurn, ScriptStep } from "../../test/fixtures/scripted-provider.ts";
 import { fitChartRow, fitLine, isChartRow, terminalWidth, wrapHanging } from "./layout.ts";
 import {
@@ -133,7 +133,7 @@ function clip(text: string, lines = 1): string {
 function grammarAvailable(): boolean {
 	const entry = join(REPO_ROOT, "src", "index.ts");
 	return (
-		existsSync(join(REPO_ROOT, "src", "extension", "grammar-leaks.ts")) &&
+		existsSync(join(REPO_ROOT, "src", "extension", "leaks", "grammar-leaks.ts")) &&
 		existsSync(entry) &&
 		readFileSync(entry, "utf8").includes("grammar-leaks")
 	);

@@ -1,7 +1,8 @@
 /**
  * The shape of `src/`, read from the source text: no import cycle anywhere, the pure core and grammar never
- * reach into the extension or the host, and every folder of the extension names each of its files in its
- * README so a reader opens the right file without reading the folder.
+ * reach into the extension or the host, each folder of the extension imports only the folders below it (so
+ * the walk of one call stays in `repair/`, `host/` and the core), and every folder of the extension names
+ * each of its files in its README so a reader opens the right file without reading the folder.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -63,12 +64,12 @@ function importCycles(edges: ReadonlyMap<string, readonly string[]>): string[][]
 		}
 		if (low.get(node) !== index.get(node)) return;
 		const component: string[] = [];
-		let member: string | undefined;
-		do {
-			member = stack.pop() as string;
+		for (;;) {
+			const member = stack.pop()!;
 			onStack.delete(member);
 			component.push(member);
-		} while (member !== node);
+			if (member === node) break;
+		}
 		if (component.length > 1 || (edges.get(node) ?? []).includes(node)) cycles.push(component.sort());
 	};
 	for (const node of edges.keys()) if (!index.has(node)) visit(node);
@@ -138,5 +139,78 @@ describe("the import graph of src/", () => {
 				...packages.filter((name) => !allowedPackages.has(name)).map((name) => `${file} -> ${name}`),
 			]);
 		expect(offending).toEqual([]);
+	});
+
+	it("keeps each folder of the extension to the folders below it", () => {
+		const offending = [...graph]
+			.filter(([file]) => file.startsWith(EXTENSION))
+			.flatMap(([file, { files }]) => {
+				const folder = extensionFolder(file);
+				const layer = folder === undefined ? undefined : EXTENSION_LAYERS[folder];
+				if (layer === undefined) return [`${file}: not in a folder of the table`];
+				return files
+					.filter((target) => {
+						const targetFolder = target.startsWith(EXTENSION) ? extensionFolder(target) : undefined;
+						if (targetFolder !== undefined) return targetFolder !== folder && !layer.folders.includes(targetFolder);
+						return !layer.outside.some((allowed) => target.startsWith(allowed));
+					})
+					.map((target) => `${file} -> ${target}`);
+			});
+		expect(offending).toEqual([]);
+	});
+});
+
+const EXTENSION = "src/extension/";
+
+/**
+ * What each folder of the extension may import besides its own files: the extension folders below it, and
+ * the paths outside the extension (a folder or one file).
+ */
+const EXTENSION_LAYERS: Readonly<Record<string, { folders: readonly string[]; outside: readonly string[] }>> = {
+	host: { folders: [], outside: ["src/core/"] },
+	files: { folders: ["host"], outside: ["src/core/"] },
+	// The refusal mark is shared with every copy of the adapter, which reads the same registered symbol.
+	repair: { folders: ["host"], outside: ["src/core/", "src/pi/refused-arguments.ts"] },
+	leaks: { folders: ["host", "files"], outside: ["src/core/", "src/grammar/"] },
+	commands: { folders: ["host", "files", "repair"], outside: ["src/core/"] },
+};
+
+/** The extension folder a file lies in (`repair` for `src/extension/repair/x.ts`); undefined for a loose file. */
+function extensionFolder(file: string): string | undefined {
+	const parts = file.slice(EXTENSION.length).split("/");
+	return parts.length === 2 ? parts[0] : undefined;
+}
+
+/** The backquoted names in a README that end with `suffix` (`x.ts`, `repair/`). */
+function namesIn(readme: string, suffix: string): string[] {
+	return [...readme.matchAll(/`([^`\s]+)`/g)]
+		.map((match) => match[1] as string)
+		.filter((name) => name.endsWith(suffix));
+}
+
+describe("the READMEs of src/extension", () => {
+	const root = join(REPO_ROOT, EXTENSION);
+	const folders = readdirSync(root).filter((name) => statSync(join(root, name)).isDirectory());
+
+	it("has no loose file beside its folders, and one row of the layer table per folder", () => {
+		expect(readdirSync(root).filter((name) => name.endsWith(".ts"))).toEqual([]);
+		expect([...folders].sort()).toEqual(Object.keys(EXTENSION_LAYERS).sort());
+	});
+
+	it("names each folder in the extension's README, and no folder that does not exist", () => {
+		const listed = new Set(
+			namesIn(readFileSync(join(root, "README.md"), "utf8"), "/").map((name) => name.slice(0, -1)),
+		);
+		expect([...listed].filter((name) => !name.includes("/") && !folders.includes(name))).toEqual([]);
+		expect(folders.filter((name) => !listed.has(name))).toEqual([]);
+	});
+
+	it.each(folders)("names every file of %s/ in its README, and no file that does not exist", (folder) => {
+		const readme = join(root, folder, "README.md");
+		expect(existsSync(readme)).toBe(true);
+		const listed = namesIn(readFileSync(readme, "utf8"), ".ts");
+		const present = readdirSync(join(root, folder)).filter((name) => name.endsWith(".ts"));
+		expect(listed.filter((name) => !present.includes(name))).toEqual([]);
+		expect(present.filter((name) => !listed.includes(name))).toEqual([]);
 	});
 });

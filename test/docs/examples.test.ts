@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_DISPLAY_SETTINGS } from "../../src/extension/settings.ts";
+import { DEFAULT_DISPLAY_SETTINGS } from "../../src/extension/files/settings.ts";
 import { REPO_ROOT, runPiCli } from "../helpers/pi-cli.ts";
 import { startPiSession } from "../helpers/pi-session.ts";
 

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SETTINGS_KEYS } from "../../src/extension/settings.ts";
+import { SETTINGS_KEYS } from "../../src/extension/files/settings.ts";
 import { REPO_ROOT } from "../helpers/pi-cli.ts";
 
 const MARKER = "<!-- settings-table:";

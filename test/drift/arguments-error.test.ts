@@ -10,7 +10,7 @@
 import { parseToolCallArguments, validateToolArguments } from "@earendil-works/pi-ai";
 import { createWriteToolDefinition, type ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { RECEIVED_ARGUMENTS_MARKER, rawArgumentsText } from "../../src/extension/argument-rescue.ts";
+import { RECEIVED_ARGUMENTS_MARKER, rawArgumentsText } from "../../src/extension/repair/argument-rescue.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 const MALFORMED_TEXTS = [

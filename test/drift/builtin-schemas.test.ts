@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_TOOL_NAMES } from "../../src/core/builtin-tables.ts";
-import { BUILTIN_DEFINITION_FACTORIES } from "../../src/extension/builtin-repairers.ts";
+import { BUILTIN_DEFINITION_FACTORIES } from "../../src/extension/repair/builtin-repairers.ts";
 
 const SNAPSHOT = join(dirname(fileURLToPath(import.meta.url)), "../fixtures/builtin-schemas.snapshot.json");
 

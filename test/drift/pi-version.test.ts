@@ -18,7 +18,7 @@ import {
 	unsupportedHostWarning,
 	VERIFIED_PI_VERSION,
 	type WarningHost,
-} from "../../src/extension/host-version.ts";
+} from "../../src/extension/host/host-version.ts";
 
 function installedVersion(name: string): string {
 	const manifest = join(process.cwd(), "node_modules", name, "package.json");

@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EMPTY_STATS_NOTICE } from "../../src/extension/stats-report.ts";
+import { EMPTY_STATS_NOTICE } from "../../src/extension/commands/stats-report.ts";
 import { runPiCli } from "../helpers/pi-cli.ts";
 
 describe("/repair-stats in print mode", () => {

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { createEditToolDefinition, type ExtensionAPI, type InlineExtension } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { afterEach, describe, expect, it } from "vitest";
-import { piCoercion } from "../../src/extension/message-repair.ts";
+import { piCoercion } from "../../src/extension/repair/message-repair.ts";
 import repairExtension from "../../src/index.ts";
 import composingExtension, { SANDBOX_PREFIX } from "../fixtures/composing-extension.ts";
 import type { ScriptedToolCall } from "../fixtures/scripted-provider.ts";

@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { CONTINUATION_MESSAGE_TYPE } from "../../src/extension/continuation.ts";
+import { CONTINUATION_MESSAGE_TYPE } from "../../src/extension/leaks/continuation.ts";
 import repairExtension from "../../src/index.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 

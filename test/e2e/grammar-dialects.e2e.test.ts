@@ -16,7 +16,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { grammarRecoveryNote } from "../../src/extension/grammar-leaks.ts";
+import { grammarRecoveryNote } from "../../src/extension/leaks/grammar-leaks.ts";
 import { type PiSessionHarness, type PiSessionOptions, startPiSession } from "../helpers/pi-session.ts";
 
 const BARS = "\uff5c\uff5c";

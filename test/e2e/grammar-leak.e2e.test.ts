@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { grammarRecoveryNote } from "../../src/extension/grammar-leaks.ts";
+import { grammarRecoveryNote } from "../../src/extension/leaks/grammar-leaks.ts";
 import { dsmlWrite } from "../helpers/dsml.ts";
 import { type PiSessionHarness, type PiSessionOptions, startPiSession } from "../helpers/pi-session.ts";
 

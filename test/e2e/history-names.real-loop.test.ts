@@ -5,7 +5,7 @@
  * name on the call and on its result, the session keeps the model's name.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { isProviderSafeToolName } from "../../src/extension/history-names.ts";
+import { isProviderSafeToolName } from "../../src/extension/leaks/history-names.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 interface SentMessage {

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ExtensionAPI, SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { REPAIR_ENTRY_TYPE } from "../../src/extension/feedback.ts";
+import { REPAIR_ENTRY_TYPE } from "../../src/extension/repair/feedback.ts";
 import repairExtension from "../../src/index.ts";
 import { type PiSessionHarness, type PiSessionOptions, startPiSession } from "../helpers/pi-session.ts";
 

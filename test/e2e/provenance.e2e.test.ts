@@ -14,7 +14,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CONTINUATION_MESSAGE_TYPE } from "../../src/extension/continuation.ts";
+import { CONTINUATION_MESSAGE_TYPE } from "../../src/extension/leaks/continuation.ts";
 import { dsmlWrite } from "../helpers/dsml.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 

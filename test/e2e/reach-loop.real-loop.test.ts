@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { CONTINUATION_MESSAGE_TYPE } from "../../src/extension/continuation.ts";
+import { CONTINUATION_MESSAGE_TYPE } from "../../src/extension/leaks/continuation.ts";
 import repairExtension from "../../src/index.ts";
 import { dsmlBlock } from "../fixtures/split-calls.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SETTING_ROWS, SETTINGS_MENU_TITLE } from "../../src/extension/commands.ts";
+import { SETTING_ROWS, SETTINGS_MENU_TITLE } from "../../src/extension/commands/commands.ts";
 import { node22, PI_BIN, REPO_ROOT, SCRIPTED_PROVIDER_PATH } from "../helpers/pi-cli.ts";
 
 const tmuxVersion = spawnSync("tmux", ["-V"], { encoding: "utf8" });

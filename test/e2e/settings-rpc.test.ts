@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SETTINGS_MENU_TITLE } from "../../src/extension/commands.ts";
+import { SETTINGS_MENU_TITLE } from "../../src/extension/commands/commands.ts";
 import { startPiRpc } from "../helpers/pi-rpc.ts";
 
 describe("/repair-settings in pi's RPC mode", () => {

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { PIPELINE_PREPROCESSORS, REPAIR_CONFIGS } from "../../src/core/builtin-tables.ts";
 import { runRepairPipeline } from "../../src/core/pipeline.ts";
 import type { RepairPipelineResult } from "../../src/core/types.ts";
-import { type RescueDeps, rescueInput, rescueMalformedArguments } from "../../src/extension/argument-rescue.ts";
-import { BUILTIN_DEFINITION_FACTORIES } from "../../src/extension/builtin-repairers.ts";
+import { type RescueDeps, rescueInput, rescueMalformedArguments } from "../../src/extension/repair/argument-rescue.ts";
+import { BUILTIN_DEFINITION_FACTORIES } from "../../src/extension/repair/builtin-repairers.ts";
 
 function call(id: string, name: string, text: string) {
 	return { type: "toolCall" as const, id, name, ...parseToolCallArguments(text) };

@@ -6,7 +6,12 @@
 import { visibleWidth } from "@earendil-works/pi-tui";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { renderBarChart, renderStackedBarChart, splitCells, truncatePlain } from "../../src/extension/bar-chart.ts";
+import {
+	renderBarChart,
+	renderStackedBarChart,
+	splitCells,
+	truncatePlain,
+} from "../../src/extension/commands/bar-chart.ts";
 
 const SEGMENTS = [
 	{ name: "repaired", glyph: "█" },

@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { BUILTIN_TOOL_NAMES } from "../../src/core/builtin-tables.ts";
-import { BUILTIN_DEFINITION_FACTORIES, BuiltinRepairers } from "../../src/extension/builtin-repairers.ts";
-import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
-import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
-import { ModelTracker } from "../../src/extension/model-tracker.ts";
-import type { RepairDeps } from "../../src/extension/prepare.ts";
-import { defaultRepairSettings } from "../../src/extension/settings.ts";
-import { isBuiltinToolName } from "../../src/extension/tool-owners.ts";
+import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
+import { BUILTIN_DEFINITION_FACTORIES, BuiltinRepairers } from "../../src/extension/repair/builtin-repairers.ts";
+import { RepeatFailureTracker } from "../../src/extension/repair/escalation.ts";
+import { RepairFeedbackHub } from "../../src/extension/repair/feedback.ts";
+import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
+import type { RepairDeps } from "../../src/extension/repair/prepare.ts";
+import { isBuiltinToolName } from "../../src/extension/repair/tool-owners.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 function setup() {

@@ -37,16 +37,16 @@ import {
 	settingsSummary,
 	showSettingsWarning,
 	unsavedWarning,
-} from "../../src/extension/commands.ts";
+} from "../../src/extension/commands/commands.ts";
+import { EMPTY_STATS_NOTICE } from "../../src/extension/commands/stats-report.ts";
 import {
 	defaultRepairSettings,
 	loadRepairSettings,
 	SETTINGS_KEYS,
 	saveRepairSettings,
-} from "../../src/extension/settings.ts";
-import { EMPTY_STATS_NOTICE } from "../../src/extension/stats-report.ts";
-import { createTelemetryRecorder } from "../../src/extension/telemetry.ts";
-import type { RepairSettings, SettingsHost } from "../../src/extension/types.ts";
+} from "../../src/extension/files/settings.ts";
+import { createTelemetryRecorder } from "../../src/extension/files/telemetry.ts";
+import type { RepairSettings, SettingsHost } from "../../src/extension/host/types.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 const KEY = {

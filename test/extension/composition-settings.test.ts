@@ -10,7 +10,7 @@ import {
 	loadCompositionSettings,
 	parseToolAliasEntries,
 	parseToolAliases,
-} from "../../src/extension/composition-settings.ts";
+} from "../../src/extension/files/composition-settings.ts";
 
 let dir: string | undefined;
 afterEach(() => {

@@ -3,9 +3,9 @@ import { Type } from "typebox";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runRepairPipeline } from "../../src/core/pipeline.ts";
 import type { ContainedErrorLabel, RepairPipelineConfig } from "../../src/core/types.ts";
-import { createContained, errorKind, reportContainedError } from "../../src/extension/contained.ts";
-import { containedErrorRecord } from "../../src/extension/telemetry.ts";
-import type { ContainedErrorEvent } from "../../src/extension/types.ts";
+import { containedErrorRecord } from "../../src/extension/files/telemetry.ts";
+import { createContained, errorKind, reportContainedError } from "../../src/extension/host/contained.ts";
+import type { ContainedErrorEvent } from "../../src/extension/host/types.ts";
 import { containedErrorRecorder } from "../support/contained-recorder.ts";
 
 const recorder = containedErrorRecorder;

@@ -3,14 +3,14 @@
  * note it writes, at most once in a row and the per-session cap.
  */
 import { describe, expect, it } from "vitest";
+import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
+import type { RepairSettings } from "../../src/extension/host/types.ts";
 import {
 	CONTINUATION_MESSAGE_TYPE,
 	MAX_CONTINUATIONS_PER_SESSION,
 	SilentStopGuard,
 	type TurnEndView,
-} from "../../src/extension/continuation.ts";
-import { defaultRepairSettings } from "../../src/extension/settings.ts";
-import type { RepairSettings } from "../../src/extension/types.ts";
+} from "../../src/extension/leaks/continuation.ts";
 
 const glmRead = "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>secret-notes.md</arg_value>\n</tool_call>";
 

@@ -6,9 +6,9 @@ import {
 	logContainedError,
 	logLeakText,
 	logOutcome,
-} from "../../src/extension/diagnostics.ts";
-import { isSwitchOn, passthroughEnabled, repairLogEnabled } from "../../src/extension/env.ts";
-import type { ToolOutcomeEvent } from "../../src/extension/types.ts";
+} from "../../src/extension/host/diagnostics.ts";
+import { isSwitchOn, passthroughEnabled, repairLogEnabled } from "../../src/extension/host/env.ts";
+import type { ToolOutcomeEvent } from "../../src/extension/host/types.ts";
 
 const event = (over: Partial<ToolOutcomeEvent>): ToolOutcomeEvent => ({
 	tool: "read",

@@ -1,7 +1,11 @@
 /** Repeat-failure escalation: the third identical failure of a tool also spells out the tool's expected arguments. */
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
-import { ESCALATION_THRESHOLD, escalateRetryMessage, RepeatFailureTracker } from "../../src/extension/escalation.ts";
+import {
+	ESCALATION_THRESHOLD,
+	escalateRetryMessage,
+	RepeatFailureTracker,
+} from "../../src/extension/repair/escalation.ts";
 
 const schema = Type.Object({ path: Type.String(), limit: Type.Optional(Type.Number()) });
 

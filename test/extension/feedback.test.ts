@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
+import type { ContainedErrorEvent } from "../../src/extension/host/types.ts";
 import {
 	feedbackFromEntry,
 	LEAK_ENTRY_TYPE,
@@ -14,8 +15,7 @@ import {
 	REPAIR_ENTRY_TYPE,
 	type RepairEntryData,
 	RepairFeedbackHub,
-} from "../../src/extension/feedback.ts";
-import type { ContainedErrorEvent } from "../../src/extension/types.ts";
+} from "../../src/extension/repair/feedback.ts";
 import { recordingContained } from "../support/contained-recorder.ts";
 
 const repaired = (note: string, rule = "preprocess.exact-alias"): RepairFeedback => ({

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
+import type { LeakTextEvent, RepairSettings, TelemetryRecorder } from "../../src/extension/host/types.ts";
 import {
 	createGrammarLeakHandler,
 	type GrammarLeakHandlerDeps,
 	grammarRecoveryNote,
 	splitCallNote,
-} from "../../src/extension/grammar-leaks.ts";
-import type { LeakTextEvent, RepairSettings, TelemetryRecorder } from "../../src/extension/types.ts";
+} from "../../src/extension/leaks/grammar-leaks.ts";
 import { FAMILY_STEPS } from "../../src/grammar/families/index.ts";
 import { dsmlBlock, splitCallMessage } from "../fixtures/split-calls.ts";
 

@@ -4,7 +4,7 @@ import {
 	isProviderSafeToolName,
 	providerSafeNames,
 	withProviderSafeToolNames,
-} from "../../src/extension/history-names.ts";
+} from "../../src/extension/leaks/history-names.ts";
 
 const call = (id: string, name: string) => ({ type: "toolCall", id, name, arguments: { path: "a.md" } });
 const assistant = (...parts: unknown[]) => ({ role: "assistant", content: parts, stopReason: "toolUse" });

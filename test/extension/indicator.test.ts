@@ -8,7 +8,6 @@ import { createReadToolDefinition, type ToolDefinition } from "@earendil-works/p
 import { visibleWidth } from "@earendil-works/pi-tui";
 import { describe, expect, it } from "vitest";
 import type { RepairFeedback } from "../../src/core/types.ts";
-import { createContained } from "../../src/extension/contained.ts";
 import {
 	footerStatusText,
 	indicatorLines,
@@ -17,9 +16,10 @@ import {
 	updateFooterStatus,
 	withoutRepairNotes,
 	wrapRenderResult,
-} from "../../src/extension/indicator.ts";
-import { defaultRepairSettings } from "../../src/extension/settings.ts";
-import type { ContainedErrorEvent, RepairSettings } from "../../src/extension/types.ts";
+} from "../../src/extension/commands/indicator.ts";
+import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
+import { createContained } from "../../src/extension/host/contained.ts";
+import type { ContainedErrorEvent, RepairSettings } from "../../src/extension/host/types.ts";
 import { recordingContained } from "../support/contained-recorder.ts";
 
 const theme = { fg: (_color: string, text: string) => text, bold: (text: string) => text };

@@ -9,7 +9,7 @@ import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import { failureFingerprint } from "../../src/core/issues.ts";
 import { runRepairPipeline } from "../../src/core/pipeline.ts";
-import { publicIssueSummary, publicIssues } from "../../src/extension/issue-privacy.ts";
+import { publicIssueSummary, publicIssues } from "../../src/extension/repair/issue-privacy.ts";
 
 const SEED = 0x5eed18;
 

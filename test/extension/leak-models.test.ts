@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGrammarLeakHandler } from "../../src/extension/grammar-leaks.ts";
-import { loadLeakModels, parseLeakModels } from "../../src/extension/leak-models.ts";
-import type { RepairSettings, TelemetryRecorder } from "../../src/extension/types.ts";
+import type { RepairSettings, TelemetryRecorder } from "../../src/extension/host/types.ts";
+import { createGrammarLeakHandler } from "../../src/extension/leaks/grammar-leaks.ts";
+import { loadLeakModels, parseLeakModels } from "../../src/extension/leaks/leak-models.ts";
 import { dsmlWrite } from "../helpers/dsml.ts";
 
 /** One leaked `read {path: "a.md"}` per unambiguous family, as each family's model prints it. */

@@ -5,14 +5,14 @@
  * nothing while the rows after it still run.
  */
 import { describe, expect, it } from "vitest";
+import type { ContainedErrorEvent } from "../../src/extension/host/types.ts";
 import {
 	type LayerStageDeps,
 	layerStages,
 	type MessageEndStage,
 	type PassMessage,
 	runMessageEndStages,
-} from "../../src/extension/message-end.ts";
-import type { ContainedErrorEvent } from "../../src/extension/types.ts";
+} from "../../src/extension/repair/message-end.ts";
 import { recordingContained } from "../support/contained-recorder.ts";
 
 /** Stage deps that record which stage ran, on which message, and mark the message they return. */

@@ -8,11 +8,13 @@
 import { parseToolCallArguments } from "@earendil-works/pi-ai";
 import type { ToolInfo } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { rescueMalformedArguments } from "../../src/extension/argument-rescue.ts";
-import { aliasesFor, parseToolAliases } from "../../src/extension/composition-settings.ts";
-import { createContained } from "../../src/extension/contained.ts";
-import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
-import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
+import { aliasesFor, parseToolAliases } from "../../src/extension/files/composition-settings.ts";
+import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
+import { createContained } from "../../src/extension/host/contained.ts";
+import type { ContainedErrorEvent, ToolOutcomeEvent } from "../../src/extension/host/types.ts";
+import { rescueMalformedArguments } from "../../src/extension/repair/argument-rescue.ts";
+import { RepeatFailureTracker } from "../../src/extension/repair/escalation.ts";
+import { RepairFeedbackHub } from "../../src/extension/repair/feedback.ts";
 import {
 	CallTargets,
 	judgeToolCalls,
@@ -21,11 +23,9 @@ import {
 	piCoercion,
 	rescueDepsFor,
 	type ToolSource,
-} from "../../src/extension/message-repair.ts";
-import { ModelTracker } from "../../src/extension/model-tracker.ts";
-import type { RepairDeps, ToolRepairer } from "../../src/extension/prepare.ts";
-import { defaultRepairSettings } from "../../src/extension/settings.ts";
-import type { ContainedErrorEvent, ToolOutcomeEvent } from "../../src/extension/types.ts";
+} from "../../src/extension/repair/message-repair.ts";
+import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
+import type { RepairDeps, ToolRepairer } from "../../src/extension/repair/prepare.ts";
 import { isArgumentsRefused } from "../../src/pi/refused-arguments.ts";
 import { LOOKUP_SCHEMA, TODO_SCHEMA } from "../fixtures/composing-extension.ts";
 import { recordingContained } from "../support/contained-recorder.ts";

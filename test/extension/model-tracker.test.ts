@@ -1,6 +1,6 @@
 /** Model tracking: the current model id, which gates the model-family rules. */
 import { describe, expect, it } from "vitest";
-import { ModelTracker } from "../../src/extension/model-tracker.ts";
+import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
 
 describe("the model tracker", () => {
 	it("takes the model from the session context, which may have none", () => {

@@ -6,15 +6,15 @@
 
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/builtin-repairers.ts";
-import { createContained } from "../../src/extension/contained.ts";
-import { RepeatFailureTracker } from "../../src/extension/escalation.ts";
-import { RepairFeedbackHub } from "../../src/extension/feedback.ts";
-import { judgeToolCalls, PendingRefusals } from "../../src/extension/message-repair.ts";
-import { ModelTracker } from "../../src/extension/model-tracker.ts";
-import { type RepairDeps, ToolRepairer } from "../../src/extension/prepare.ts";
-import { defaultRepairSettings } from "../../src/extension/settings.ts";
-import type { ContainedErrorEvent, ToolOutcomeEvent } from "../../src/extension/types.ts";
+import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
+import { createContained } from "../../src/extension/host/contained.ts";
+import type { ContainedErrorEvent, ToolOutcomeEvent } from "../../src/extension/host/types.ts";
+import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/repair/builtin-repairers.ts";
+import { RepeatFailureTracker } from "../../src/extension/repair/escalation.ts";
+import { RepairFeedbackHub } from "../../src/extension/repair/feedback.ts";
+import { judgeToolCalls, PendingRefusals } from "../../src/extension/repair/message-repair.ts";
+import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
+import { type RepairDeps, ToolRepairer } from "../../src/extension/repair/prepare.ts";
 import { isArgumentsRefused } from "../../src/pi/refused-arguments.ts";
 import { recordingContained } from "../support/contained-recorder.ts";
 

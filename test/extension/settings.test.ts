@@ -33,11 +33,11 @@ import {
 	saveRepairSettings,
 	trySaveRepairSettings,
 	unknownAllowedTools,
-} from "../../src/extension/settings.ts";
-import type { RepairSettings } from "../../src/extension/types.ts";
+} from "../../src/extension/files/settings.ts";
+import type { RepairSettings } from "../../src/extension/host/types.ts";
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-const SETTINGS_MODULE = new URL("../../src/extension/settings.ts", import.meta.url).pathname;
+const SETTINGS_MODULE = new URL("../../src/extension/files/settings.ts", import.meta.url).pathname;
 
 let dir: string;
 let file: string;

@@ -4,7 +4,6 @@
  * the plain-text print form with its charts.
  */
 import { describe, expect, it } from "vitest";
-import { StatsAccumulator } from "../../src/extension/stats.ts";
 import {
 	EMPTY_STATS_NOTICE,
 	formatStatsCharts,
@@ -12,7 +11,8 @@ import {
 	formatStatsReport,
 	ownerKindSection,
 	statsTitle,
-} from "../../src/extension/stats-report.ts";
+} from "../../src/extension/commands/stats-report.ts";
+import { StatsAccumulator } from "../../src/extension/files/stats.ts";
 import { forgedLines, TAMPERED_RECORDS, TAMPERED_TOOL_SHOWN, UNPRINTABLE } from "../support/tampered-telemetry.ts";
 
 function statsOf(records: Record<string, unknown>[]) {

@@ -19,8 +19,8 @@ import {
 	parseStatsArgs,
 	StatsAccumulator,
 	telemetryFilesToRead,
-} from "../../src/extension/stats.ts";
-import { createTelemetryRecorder } from "../../src/extension/telemetry.ts";
+} from "../../src/extension/files/stats.ts";
+import { createTelemetryRecorder } from "../../src/extension/files/telemetry.ts";
 
 let dir: string;
 let file: string;

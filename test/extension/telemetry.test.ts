@@ -29,9 +29,9 @@ import {
 	rotatedTelemetryPath,
 	TELEMETRY_ROTATE_BYTES,
 	telemetryPath,
-} from "../../src/extension/telemetry.ts";
+} from "../../src/extension/files/telemetry.ts";
 
-const TELEMETRY_MODULE = new URL("../../src/extension/telemetry.ts", import.meta.url).pathname;
+const TELEMETRY_MODULE = new URL("../../src/extension/files/telemetry.ts", import.meta.url).pathname;
 const FIXED = new Date("2026-07-20T09:14:03.120Z");
 
 let dir: string;

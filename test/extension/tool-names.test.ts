@@ -14,7 +14,7 @@ import {
 	renameFeedback,
 	renameLeakedToolNames,
 	withAvailableTools,
-} from "../../src/extension/tool-names.ts";
+} from "../../src/extension/repair/tool-names.ts";
 import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
 
 const ACTIVE = ["read", "bash", "edit", "write", "grep", "find", "ls", "web_search"];

@@ -6,7 +6,12 @@
 import type { ToolInfo } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_TOOL_NAMES } from "../../src/core/builtin-tables.ts";
-import { ForeignOwners, foreignBuiltinOwners, foreignOwnerLine, ownerKindOf } from "../../src/extension/tool-owners.ts";
+import {
+	ForeignOwners,
+	foreignBuiltinOwners,
+	foreignOwnerLine,
+	ownerKindOf,
+} from "../../src/extension/repair/tool-owners.ts";
 
 function tool(name: string, path: string, source = "local", extra: Partial<ToolInfo> = {}): ToolInfo {
 	return {

@@ -2,8 +2,8 @@
  * A telemetry recorder that keeps only contained-error events, and the
  * extension's boundary built on it: what the tests of a boundary read back.
  */
-import { type Contained, createContained } from "../../src/extension/contained.ts";
-import type { ContainedErrorEvent, TelemetryRecorder } from "../../src/extension/types.ts";
+import { type Contained, createContained } from "../../src/extension/host/contained.ts";
+import type { ContainedErrorEvent, TelemetryRecorder } from "../../src/extension/host/types.ts";
 
 export function containedErrorRecorder(events: ContainedErrorEvent[]): TelemetryRecorder {
 	return {

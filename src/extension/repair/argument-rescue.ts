@@ -20,7 +20,7 @@
  */
 
 import { parseJsonWithRepair, parseToolCallArguments } from "@earendil-works/pi-ai";
-import type { RepairPipelineResult, RepairPolicyOverrides } from "../core/types.ts";
+import type { RepairPipelineResult, RepairPolicyOverrides } from "../../core/types.ts";
 import { isToolCallBlock, type ToolCallBlock } from "./tool-call-block.ts";
 
 /** The separator pi-ai puts between the parse error and the model's raw text. */

@@ -21,11 +21,11 @@
  */
 import type { ToolDefinition, ToolRendererResolver } from "@earendil-works/pi-coding-agent";
 import { type Component, wrapTextWithAnsi } from "@earendil-works/pi-tui";
-import type { RepairFeedback } from "../core/types.ts";
-import type { Contained } from "./contained.ts";
-import type { SessionTally } from "./feedback.ts";
-import { printable } from "./printable.ts";
-import type { RepairSettings } from "./types.ts";
+import type { RepairFeedback } from "../../core/types.ts";
+import type { Contained } from "../host/contained.ts";
+import { printable } from "../host/printable.ts";
+import type { RepairSettings } from "../host/types.ts";
+import type { SessionTally } from "../repair/feedback.ts";
 
 export const INDICATOR_PREFIX = "🔨 ✓ input repaired";
 /** A call promoted from leaked grammar text: "recovered", as telemetry and `/repair-stats` call it. */

@@ -17,10 +17,10 @@
  * metadata only (the call ID is how a resumed session finds its call again);
  * notes live in memory until their result is delivered.
  */
-import { combineFeedback, RepairLifecycle } from "../core/lifecycle.ts";
-import { attachRepairNotes } from "../core/repair-notes.ts";
-import type { RepairFeedback } from "../core/types.ts";
-import { setNewest } from "./bounded-map.ts";
+import { combineFeedback, RepairLifecycle } from "../../core/lifecycle.ts";
+import { attachRepairNotes } from "../../core/repair-notes.ts";
+import type { RepairFeedback } from "../../core/types.ts";
+import { setNewest } from "../host/bounded-map.ts";
 
 export const REPAIR_ENTRY_TYPE = "tool-repair";
 /** Custom entry type of leaked text stripped or observed in one message, so a resumed session counts it again. */

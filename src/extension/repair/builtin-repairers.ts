@@ -27,7 +27,7 @@ import {
 	OWNER_SHIM_APPLIES,
 	PIPELINE_PREPROCESSORS,
 	REPAIR_CONFIGS,
-} from "../core/builtin-tables.ts";
+} from "../../core/builtin-tables.ts";
 import { type RepairDeps, ToolRepairer } from "./prepare.ts";
 import { isBuiltinToolName } from "./tool-owners.ts";
 

@@ -32,9 +32,7 @@ import {
 	type TUI,
 	wrapTextWithAnsi,
 } from "@earendil-works/pi-tui";
-import type { RepairPolicyProfile } from "../core/types.ts";
-import { reportContainedError } from "./contained.ts";
-import { printable } from "./printable.ts";
+import type { RepairPolicyProfile } from "../../core/types.ts";
 import {
 	GRAMMAR_MODES,
 	loadRepairSettingsWithWarning,
@@ -44,8 +42,12 @@ import {
 	SETTINGS_KEYS,
 	UNKNOWN_TEXT_POLICIES,
 	unknownAllowedTools,
-} from "./settings.ts";
-import { aggregateTelemetryFiles, parseStatsArgs, telemetryFilesToRead } from "./stats.ts";
+} from "../files/settings.ts";
+import { aggregateTelemetryFiles, parseStatsArgs, telemetryFilesToRead } from "../files/stats.ts";
+import { telemetryPath } from "../files/telemetry.ts";
+import { reportContainedError } from "../host/contained.ts";
+import { printable } from "../host/printable.ts";
+import type { RepairSettings, SettingsHost } from "../host/types.ts";
 import {
 	EMPTY_STATS_NOTICE,
 	formatStatsCharts,
@@ -54,8 +56,6 @@ import {
 	ownerKindSection,
 } from "./stats-report.ts";
 import { createStatsView, STATS_OVERLAY } from "./stats-view.ts";
-import { telemetryPath } from "./telemetry.ts";
-import type { RepairSettings, SettingsHost } from "./types.ts";
 
 export interface RepairCommandOptions {
 	/** Where `/repair-stats` reads; defaults to `telemetryPath()` (read at every run). */

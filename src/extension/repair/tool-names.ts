@@ -16,11 +16,11 @@
  * similarity: every match is an equality after a fixed cleanup, or an entry
  * of the alias table.
  */
-import { isRecord } from "../core/json-value.ts";
-import { RULE } from "../core/rule-ids.ts";
-import { propertiesOf } from "../core/schema-shape.ts";
-import type { RepairFeedback } from "../core/types.ts";
-import { check } from "../core/validator.ts";
+import { isRecord } from "../../core/json-value.ts";
+import { RULE } from "../../core/rule-ids.ts";
+import { propertiesOf } from "../../core/schema-shape.ts";
+import type { RepairFeedback } from "../../core/types.ts";
+import { check } from "../../core/validator.ts";
 import { isToolCallBlock } from "./tool-call-block.ts";
 
 /** The rule ID recorded on a renamed call. */

@@ -32,18 +32,18 @@
  */
 import { validateToolArguments } from "@earendil-works/pi-ai";
 import type { ToolInfo } from "@earendil-works/pi-coding-agent";
-import { jsonEqual } from "../core/clone.ts";
-import { isRecord } from "../core/json-value.ts";
-import type { Preprocessor, RepairPipelineResult } from "../core/types.ts";
-import { markArgumentsRefused } from "../pi/refused-arguments.ts";
+import { jsonEqual } from "../../core/clone.ts";
+import { isRecord } from "../../core/json-value.ts";
+import type { Preprocessor, RepairPipelineResult } from "../../core/types.ts";
+import { markArgumentsRefused } from "../../pi/refused-arguments.ts";
+import { setNewest } from "../host/bounded-map.ts";
+import type { Contained } from "../host/contained.ts";
+import type { OwnerKind } from "../host/types.ts";
 import { callsMayRun, type RescueDeps, reachedOutputLimit, rescueCall } from "./argument-rescue.ts";
-import { setNewest } from "./bounded-map.ts";
-import type { Contained } from "./contained.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
 import { type RepairDeps, ToolRepairer } from "./prepare.ts";
 import { isToolCallBlock, type ToolCallBlock } from "./tool-call-block.ts";
 import { isPiCoreTool, ownerKindOf } from "./tool-owners.ts";
-import type { OwnerKind } from "./types.ts";
 
 /** What the message pass needs to know about the session's tools. */
 export interface ToolSource {

@@ -14,7 +14,7 @@
  * Any other failure inside the extension is contained and reported (see
  * `contained.ts`): the call then goes on exactly as pi alone would run it.
  */
-import { runRepairPipeline } from "../core/pipeline.ts";
+import { runRepairPipeline } from "../../core/pipeline.ts";
 import type {
 	Preprocessor,
 	RepairFeedback,
@@ -24,15 +24,15 @@ import type {
 	RepairPolicyOverrides,
 	ToolRepairConfig,
 	TSchema,
-} from "../core/types.ts";
-import { type Contained, createContained } from "./contained.ts";
-import { distinctInOrder, logOutcome } from "./diagnostics.ts";
-import { passthroughEnabled } from "./env.ts";
+} from "../../core/types.ts";
+import { type Contained, createContained } from "../host/contained.ts";
+import { distinctInOrder, logOutcome } from "../host/diagnostics.ts";
+import { passthroughEnabled } from "../host/env.ts";
+import type { OwnerKind, RepairSettings, TelemetryRecorder, ToolOutcomeEvent } from "../host/types.ts";
 import { escalateRetryMessage, type RepeatFailureTracker } from "./escalation.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
 import { publicIssues } from "./issue-privacy.ts";
 import type { ModelTracker } from "./model-tracker.ts";
-import type { OwnerKind, RepairSettings, TelemetryRecorder, ToolOutcomeEvent } from "./types.ts";
 
 /** Everything the pipeline needs to know about one tool. */
 export interface ToolRepairSpec {

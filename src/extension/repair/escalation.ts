@@ -8,9 +8,9 @@
  * Counts are per session (cleared on session start and shutdown) and bounded;
  * they hold tool names and fingerprints only.
  */
-import { describeExpectedShape } from "../core/issues.ts";
-import type { TSchema } from "../core/types.ts";
-import { setNewest } from "./bounded-map.ts";
+import { describeExpectedShape } from "../../core/issues.ts";
+import type { TSchema } from "../../core/types.ts";
+import { setNewest } from "../host/bounded-map.ts";
 
 /** The failure count at which the shape is added (and every count after it). */
 export const ESCALATION_THRESHOLD = 3;

@@ -34,16 +34,16 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
-import { isRecord, tryParse } from "../core/json-value.ts";
+import { isRecord, tryParse } from "../../core/json-value.ts";
 import {
 	DEFAULT_POLICY,
 	GRAMMAR_MODES,
 	POLICY_PROFILES,
 	PROFILE_GRAMMAR_DEFAULT,
 	UNKNOWN_GRAMMAR_TEXT_POLICIES as UNKNOWN_TEXT_POLICIES,
-} from "../core/policy.ts";
+} from "../../core/policy.ts";
+import type { RepairSettings } from "../host/types.ts";
 import { errorCode, reportIoError, reportIoErrorUnless } from "./fs-errors.ts";
-import type { RepairSettings } from "./types.ts";
 
 export const DEFAULT_DISPLAY_SETTINGS: Readonly<RepairSettings> = Object.freeze({
 	showIndicator: true,

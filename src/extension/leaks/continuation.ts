@@ -27,15 +27,15 @@
  * times per session, and not at all with `askOnSilentStop` off.
  */
 import type { CustomMessageEntryDraft, TurnEndEvent, TurnEndEventResult } from "@earendil-works/pi-coding-agent";
-import { createEchoIndex } from "../grammar/echo.ts";
-import { type LeakModelPatterns, leakGrammarsFor } from "../grammar/models.ts";
-import { detectGrammarLeaks } from "../grammar/parse.ts";
-import { createProvenanceJudge, endsText } from "../grammar/provenance.ts";
-import { cutRanges, removeRanges } from "../grammar/ranges.ts";
-import { reasoningSpans } from "../grammar/reasoning.ts";
-import { judgeLeaks, scannableField } from "../grammar/recover.ts";
-import type { MinimalAssistantMessage } from "../grammar/types.ts";
-import type { RepairSettings } from "./types.ts";
+import { createEchoIndex } from "../../grammar/echo.ts";
+import { type LeakModelPatterns, leakGrammarsFor } from "../../grammar/models.ts";
+import { detectGrammarLeaks } from "../../grammar/parse.ts";
+import { createProvenanceJudge, endsText } from "../../grammar/provenance.ts";
+import { cutRanges, removeRanges } from "../../grammar/ranges.ts";
+import { reasoningSpans } from "../../grammar/reasoning.ts";
+import { judgeLeaks, scannableField } from "../../grammar/recover.ts";
+import type { MinimalAssistantMessage } from "../../grammar/types.ts";
+import type { RepairSettings } from "../host/types.ts";
 
 export const MAX_CONTINUATIONS_PER_SESSION = 5;
 /** `customType` of the visible note appended at `turn_end`. */

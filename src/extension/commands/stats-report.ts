@@ -3,8 +3,9 @@
  * report (a title, then each of `STATS_REPORT_SECTIONS` that has something to
  * say) and the same tallies as bar charts for the TUI. Pure formatting: no I/O.
  */
+
+import type { OutcomeCounts, TelemetryStats } from "../files/stats.ts";
 import { type ChartOptions, renderBarChart, renderStackedBarChart } from "./bar-chart.ts";
-import type { OutcomeCounts, TelemetryStats } from "./stats.ts";
 
 /** Shown when telemetry is off, the file is absent, or it holds no record. */
 export const EMPTY_STATS_NOTICE = "Tool-repair telemetry: nothing has been recorded in the telemetry file yet.";

@@ -11,8 +11,8 @@
  * says so once for the latter.
  */
 import type { ToolInfo } from "@earendil-works/pi-coding-agent";
-import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../core/builtin-tables.ts";
-import type { OwnerKind } from "./types.ts";
+import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../../core/builtin-tables.ts";
+import type { OwnerKind } from "../host/types.ts";
 
 export const OWNER_KINDS: readonly OwnerKind[] = ["builtin", "extension", "mcp"];
 

@@ -21,8 +21,8 @@
  * two different names never meet and the same history always reads the same
  * (which keeps the provider's prompt cache valid from request to request).
  */
-import { fnv1a } from "../core/issues.ts";
-import { isRecord } from "../core/json-value.ts";
+import { fnv1a } from "../../core/issues.ts";
+import { isRecord } from "../../core/json-value.ts";
 
 /** What every strict provider accepts as a tool name. */
 const PROVIDER_SAFE_NAME = /^[A-Za-z0-9_-]{1,64}$/;

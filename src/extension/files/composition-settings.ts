@@ -15,9 +15,9 @@
  * Loading never throws; an unusable entry is dropped alone, and one short
  * warning names it.
  */
-import { isRecord } from "../core/json-value.ts";
-import type { AliasPreprocessor, Preprocessor } from "../core/types.ts";
-import { printableName } from "./printable.ts";
+import { isRecord } from "../../core/json-value.ts";
+import type { AliasPreprocessor, Preprocessor } from "../../core/types.ts";
+import { printableName } from "../host/printable.ts";
 import { readSettingsObject, repairSettingsPath } from "./settings.ts";
 
 export interface CompositionSettings {

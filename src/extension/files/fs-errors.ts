@@ -1,5 +1,5 @@
-import { errorKind } from "./contained.ts";
-import { logContainedError } from "./diagnostics.ts";
+import { errorKind } from "../host/contained.ts";
+import { logContainedError } from "../host/diagnostics.ts";
 
 /**
  * How the settings, telemetry and stats code names a failed file operation:

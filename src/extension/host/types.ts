@@ -3,7 +3,7 @@
  * settings, telemetry, commands), so each part can be built and tested alone.
  * Nothing here carries an argument value: every field is value-free metadata.
  */
-import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../core/types.ts";
+import type { GrammarPolicyMode, RepairPolicyProfile, UnknownGrammarTextPolicy } from "../../core/types.ts";
 
 /** The three owner kinds telemetry and `/repair-stats` count by. */
 export type OwnerKind = "builtin" | "extension" | "mcp";

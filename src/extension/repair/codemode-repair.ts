@@ -28,7 +28,7 @@ import {
 	type ToolDefinition,
 	type ToolInfo,
 } from "@earendil-works/pi-coding-agent";
-import { cloneJson } from "../core/clone.ts";
+import { cloneJson } from "../../core/clone.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
 import { type CallTarget, losslessCoercion, piCoercion } from "./message-repair.ts";
 import { isPiCoreTool, ownSchemaCopy } from "./tool-owners.ts";

@@ -8,7 +8,7 @@
  *
  * Loading never throws; an unusable value is dropped with one short warning.
  */
-import { readSettingsObject, repairSettingsPath } from "./settings.ts";
+import { readSettingsObject, repairSettingsPath } from "../files/settings.ts";
 
 /** A settings file is written by hand: a pattern longer than this is not a model-id fragment. */
 const MAX_PATTERN_LENGTH = 128;

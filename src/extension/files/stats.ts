@@ -18,10 +18,10 @@
  */
 import { constants as fsConstants } from "node:fs";
 import { open } from "node:fs/promises";
-import { isRecord, tryParse } from "../core/json-value.ts";
-import { keyWithin } from "./bounded-map.ts";
+import { isRecord, tryParse } from "../../core/json-value.ts";
+import { keyWithin } from "../host/bounded-map.ts";
+import { printable, printableName } from "../host/printable.ts";
 import { errorCode, reportIoError } from "./fs-errors.ts";
-import { printable, printableName } from "./printable.ts";
 import { rotatedTelemetryPath } from "./telemetry.ts";
 
 export interface OutcomeCounts {

@@ -13,9 +13,9 @@
  * so it neither depends on nor confirms a guess of those keys; for a call
  * without such keys it equals the core's.
  */
-import { fnv1a } from "../core/issues.ts";
-import { isRecord } from "../core/json-value.ts";
-import { MAX_SCHEMA_DEPTH, propertiesOf, type SchemaNode, unionBranches } from "../core/schema-shape.ts";
+import { fnv1a } from "../../core/issues.ts";
+import { isRecord } from "../../core/json-value.ts";
+import { MAX_SCHEMA_DEPTH, propertiesOf, type SchemaNode, unionBranches } from "../../core/schema-shape.ts";
 
 /** What replaces a segment, keyword or detail that may be the model's text. */
 export const REDACTED = "*";

@@ -29,15 +29,15 @@
  * (the rule lives in `recoverGrammarLeaks`): bare JSON, `name(arg=…)` lines
  * and anything quoted are the assistant's words and stay.
  */
-import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
-import type { RepairFeedback } from "../core/types.ts";
-import { createEchoIndex, NO_ECHOES } from "../grammar/echo.ts";
-import { type LeakModelPatterns, leakGrammarsFor } from "../grammar/models.ts";
-import { recoverGrammarLeaks } from "../grammar/recover.ts";
-import { mergeSplitCall } from "../grammar/split-call.ts";
-import type { MinimalAssistantMessage } from "../grammar/types.ts";
-import { createContained, reportContainedError } from "./contained.ts";
-import type { LeakTextEvent, OwnerKind, RepairSettings, TelemetryRecorder } from "./types.ts";
+import { grammarRecoveryRuleId, RULE } from "../../core/rule-ids.ts";
+import type { RepairFeedback } from "../../core/types.ts";
+import { createEchoIndex, NO_ECHOES } from "../../grammar/echo.ts";
+import { type LeakModelPatterns, leakGrammarsFor } from "../../grammar/models.ts";
+import { recoverGrammarLeaks } from "../../grammar/recover.ts";
+import { mergeSplitCall } from "../../grammar/split-call.ts";
+import type { MinimalAssistantMessage } from "../../grammar/types.ts";
+import { createContained, reportContainedError } from "../host/contained.ts";
+import type { LeakTextEvent, OwnerKind, RepairSettings, TelemetryRecorder } from "../host/types.ts";
 
 export interface GrammarLeakHandlerDeps {
 	settings(): RepairSettings;

@@ -37,10 +37,9 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
-import { isRecord, tryParse } from "../core/json-value.ts";
-import { grammarRecoveryRuleId, RULE } from "../core/rule-ids.ts";
-import { errorCode, reportIoError } from "./fs-errors.ts";
-import { printable } from "./printable.ts";
+import { isRecord, tryParse } from "../../core/json-value.ts";
+import { grammarRecoveryRuleId, RULE } from "../../core/rule-ids.ts";
+import { printable } from "../host/printable.ts";
 import type {
 	ContainedErrorEvent,
 	ContinuationEvent,
@@ -49,7 +48,8 @@ import type {
 	TelemetryRecorder,
 	ToolObservationEvent,
 	ToolOutcomeEvent,
-} from "./types.ts";
+} from "../host/types.ts";
+import { errorCode, reportIoError } from "./fs-errors.ts";
 
 export const TELEMETRY_ROTATE_BYTES = 10 * 1024 * 1024;
 

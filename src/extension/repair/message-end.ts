@@ -9,7 +9,7 @@
  * that fails is reported and leaves the message as the stage before it left
  * it, and the rows after it still run.
  */
-import type { Contained } from "./contained.ts";
+import type { Contained } from "../host/contained.ts";
 
 /** The message of a `message_end` event, as far as the stages read it. */
 export interface PassMessage {
