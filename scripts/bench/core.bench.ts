@@ -20,12 +20,8 @@ import { Compile } from "typebox/compile";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../../src/core/builtin-tables.ts";
 import { runRepairPipeline } from "../../src/core/pipeline.ts";
 import type { RepairPipelineConfig, StructuralPreprocessor, TSchema } from "../../src/core/types.ts";
-import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
 import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/repair/builtin-repairers.ts";
-import { RepeatFailureTracker } from "../../src/extension/repair/escalation.ts";
-import { RepairFeedbackHub } from "../../src/extension/repair/feedback.ts";
-import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
-import type { RepairDeps } from "../../src/extension/repair/prepare.ts";
+import { repairDeps } from "../../test/support/repair-deps.ts";
 import { batchTimes, printTable, scalingExponent } from "./harness.ts";
 
 const PLAIN_MODEL = "claude-opus-4-8";
@@ -33,23 +29,7 @@ const GLM_MODEL = "glm-5.1";
 
 /** The pipeline config the extension builds for `tool` under `modelId`. */
 function extensionConfig(tool: BuiltinToolName, modelId: string): RepairPipelineConfig {
-	const model = new ModelTracker();
-	model.id = modelId;
-	const settings = defaultRepairSettings();
-	const deps: RepairDeps = {
-		settings: () => settings,
-		model,
-		telemetry: {
-			toolOutcome() {},
-			toolObservation() {},
-			grammarRecovered() {},
-			grammarStripped() {},
-			grammarObserved() {},
-		},
-		feedback: new RepairFeedbackHub(),
-		failures: new RepeatFailureTracker(),
-	};
-	return repairerFor(tool, BUILTIN_DEFINITION_FACTORIES[tool]("/tmp"), deps).config();
+	return repairerFor(tool, BUILTIN_DEFINITION_FACTORIES[tool]("/tmp"), repairDeps({ modelId })).config();
 }
 
 const CONFIGS = new Map<string, RepairPipelineConfig>();

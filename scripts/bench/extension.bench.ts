@@ -20,14 +20,10 @@ import { validateToolArguments } from "@earendil-works/pi-ai";
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../../src/core/builtin-tables.ts";
 import { runRepairPipeline } from "../../src/core/pipeline.ts";
-import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
 import { createContained } from "../../src/extension/host/contained.ts";
 import { BUILTIN_DEFINITION_FACTORIES, BuiltinRepairers } from "../../src/extension/repair/builtin-repairers.ts";
-import { RepeatFailureTracker } from "../../src/extension/repair/escalation.ts";
-import { RepairFeedbackHub } from "../../src/extension/repair/feedback.ts";
 import { CallTargets, judgeToolCalls, PendingRefusals } from "../../src/extension/repair/message-repair.ts";
-import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
-import type { RepairDeps } from "../../src/extension/repair/prepare.ts";
+import { repairDeps } from "../../test/support/repair-deps.ts";
 import { batchTimes, formatRate, printTable } from "./harness.ts";
 
 type AnyDefinition = ToolDefinition<never, unknown, unknown>;
@@ -43,22 +39,7 @@ const VALID_INPUT: Record<BuiltinToolName, Record<string, unknown>> = {
 	ls: { path: ".", limit: 200 },
 };
 
-const settings = defaultRepairSettings();
-const model = new ModelTracker();
-model.id = "claude-opus-4-8";
-const deps: RepairDeps = {
-	settings: () => settings,
-	model,
-	telemetry: {
-		toolOutcome() {},
-		toolObservation() {},
-		grammarRecovered() {},
-		grammarStripped() {},
-		grammarObserved() {},
-	},
-	feedback: new RepairFeedbackHub(),
-	failures: new RepeatFailureTracker(),
-};
+const deps = repairDeps({ modelId: "claude-opus-4-8" });
 const builtins = new BuiltinRepairers(deps);
 const cwd = process.cwd();
 // pi's own tool list as `pi.getAllTools()` reports it: every built-in is pi's.

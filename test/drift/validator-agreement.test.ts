@@ -15,43 +15,22 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../../src/core/builtin-tables.ts";
 import type { RepairPolicyProfile } from "../../src/core/types.ts";
-import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
-import type { TelemetryRecorder } from "../../src/extension/host/types.ts";
 import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/repair/builtin-repairers.ts";
-import { RepeatFailureTracker } from "../../src/extension/repair/escalation.ts";
-import { RepairFeedbackHub } from "../../src/extension/repair/feedback.ts";
-import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
-import type { RepairDeps } from "../../src/extension/repair/prepare.ts";
 import { anyInput, modelId, policyProfile } from "../support/arbitraries.ts";
+import { repairDeps } from "../support/repair-deps.ts";
 
 const seed = process.env.PI_REPAIR_FUZZ_SEED ? Number(process.env.PI_REPAIR_FUZZ_SEED) : 0x5eedc0de;
 const numRuns = process.env.PI_REPAIR_FUZZ_CASES ? Number(process.env.PI_REPAIR_FUZZ_CASES) : 150;
 
-const silentTelemetry: TelemetryRecorder = {
-	toolOutcome() {},
-	toolObservation() {},
-	grammarRecovered() {},
-	grammarStripped() {},
-	grammarObserved() {},
-};
-
 function harness(tool: BuiltinToolName) {
-	const settings = defaultRepairSettings();
-	const model = new ModelTracker();
-	const deps: RepairDeps = {
-		settings: () => settings,
-		model,
-		telemetry: silentTelemetry,
-		feedback: new RepairFeedbackHub(),
-		failures: new RepeatFailureTracker(),
-	};
+	const deps = repairDeps();
 	const definition = BUILTIN_DEFINITION_FACTORIES[tool]("/tmp");
 	const repairer = repairerFor(tool, definition, deps);
 	return {
 		definition,
 		run(input: unknown, profile: RepairPolicyProfile, id: string | undefined) {
-			settings.policyProfile = profile;
-			model.id = id;
+			deps.settings().policyProfile = profile;
+			deps.model.id = id;
 			return repairer.run(input);
 		},
 	};

@@ -5,31 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { BUILTIN_TOOL_NAMES } from "../../src/core/builtin-tables.ts";
-import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
 import { BUILTIN_DEFINITION_FACTORIES, BuiltinRepairers } from "../../src/extension/repair/builtin-repairers.ts";
-import { RepeatFailureTracker } from "../../src/extension/repair/escalation.ts";
-import { RepairFeedbackHub } from "../../src/extension/repair/feedback.ts";
-import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
-import type { RepairDeps } from "../../src/extension/repair/prepare.ts";
 import { isBuiltinToolName } from "../../src/extension/repair/tool-owners.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
+import { repairDeps } from "../support/repair-deps.ts";
 
 function setup() {
-	const settings = defaultRepairSettings();
-	const deps: RepairDeps = {
-		settings: () => settings,
-		model: new ModelTracker(),
-		telemetry: {
-			toolOutcome() {},
-			toolObservation() {},
-			grammarRecovered() {},
-			grammarStripped() {},
-			grammarObserved() {},
-		},
-		feedback: new RepairFeedbackHub(),
-		failures: new RepeatFailureTracker(),
-	};
-	return new BuiltinRepairers(deps);
+	return new BuiltinRepairers(repairDeps());
 }
 
 describe("the built-in repairers", () => {

@@ -9,11 +9,9 @@ import { parseToolCallArguments } from "@earendil-works/pi-ai";
 import type { ToolInfo } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { aliasesFor, parseToolAliases } from "../../src/extension/files/composition-settings.ts";
-import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
 import { createContained } from "../../src/extension/host/contained.ts";
 import type { ContainedErrorEvent, ToolOutcomeEvent } from "../../src/extension/host/types.ts";
 import { rescueMalformedArguments } from "../../src/extension/repair/argument-rescue.ts";
-import { RepeatFailureTracker } from "../../src/extension/repair/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/repair/feedback.ts";
 import {
 	CallTargets,
@@ -24,11 +22,11 @@ import {
 	rescueDepsFor,
 	type ToolSource,
 } from "../../src/extension/repair/message-repair.ts";
-import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
-import type { RepairDeps, ToolRepairer } from "../../src/extension/repair/prepare.ts";
+import type { ToolRepairer } from "../../src/extension/repair/prepare.ts";
 import { isArgumentsRefused } from "../../src/pi/refused-arguments.ts";
 import { LOOKUP_SCHEMA, TODO_SCHEMA } from "../fixtures/composing-extension.ts";
 import { recordingContained } from "../support/contained-recorder.ts";
+import { repairDeps, silentTelemetry } from "../support/repair-deps.ts";
 
 function info(name: string, parameters: unknown, path = "/ext/composing.ts"): ToolInfo {
 	return {
@@ -43,19 +41,7 @@ function info(name: string, parameters: unknown, path = "/ext/composing.ts"): To
 function setup(options: { aliases?: unknown; active?: string[] } = {}) {
 	const outcomes: ToolOutcomeEvent[] = [];
 	const feedback = new RepairFeedbackHub();
-	const deps: RepairDeps = {
-		settings: () => defaultRepairSettings(),
-		model: new ModelTracker(),
-		telemetry: {
-			toolOutcome: (event) => outcomes.push(event),
-			toolObservation() {},
-			grammarRecovered() {},
-			grammarStripped() {},
-			grammarObserved() {},
-		},
-		feedback,
-		failures: new RepeatFailureTracker(),
-	};
+	const deps = repairDeps({ feedback, telemetry: silentTelemetry({ toolOutcome: (event) => outcomes.push(event) }) });
 	const tools = [info("todo", TODO_SCHEMA), info("lookup", LOOKUP_SCHEMA, "builtin:mcp")];
 	const aliases = { toolAliases: parseToolAliases(options.aliases ?? {}) ?? new Map(), codemodeRepair: false };
 	let listed = 0;

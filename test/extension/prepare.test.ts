@@ -6,17 +6,15 @@
 
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
 import { createContained } from "../../src/extension/host/contained.ts";
 import type { ContainedErrorEvent, ToolOutcomeEvent } from "../../src/extension/host/types.ts";
 import { BUILTIN_DEFINITION_FACTORIES, repairerFor } from "../../src/extension/repair/builtin-repairers.ts";
-import { RepeatFailureTracker } from "../../src/extension/repair/escalation.ts";
 import { RepairFeedbackHub } from "../../src/extension/repair/feedback.ts";
 import { judgeToolCalls, PendingRefusals } from "../../src/extension/repair/message-repair.ts";
-import { ModelTracker } from "../../src/extension/repair/model-tracker.ts";
 import { type RepairDeps, ToolRepairer } from "../../src/extension/repair/prepare.ts";
 import { isArgumentsRefused } from "../../src/pi/refused-arguments.ts";
 import { recordingContained } from "../support/contained-recorder.ts";
+import { repairDeps, silentTelemetry } from "../support/repair-deps.ts";
 
 const savedPassthrough = process.env.PI_TOOL_REPAIR_PASSTHROUGH;
 afterEach(() => {
@@ -26,23 +24,12 @@ afterEach(() => {
 
 function setup(tool: "read" | "edit" | "write" = "read", overrides: Partial<RepairDeps> = {}) {
 	const outcomes: ToolOutcomeEvent[] = [];
-	const settings = defaultRepairSettings();
-	const deps: RepairDeps = {
-		settings: () => settings,
-		model: new ModelTracker(),
-		telemetry: {
-			toolOutcome: (event) => outcomes.push(event),
-			toolObservation() {},
-			grammarRecovered() {},
-			grammarStripped() {},
-			grammarObserved() {},
-		},
-		feedback: new RepairFeedbackHub(),
-		failures: new RepeatFailureTracker(),
+	const deps = repairDeps({
+		telemetry: silentTelemetry({ toolOutcome: (event) => outcomes.push(event) }),
 		...overrides,
-	};
+	});
 	const definition = BUILTIN_DEFINITION_FACTORIES[tool]("/tmp") as ToolDefinition;
-	return { repairer: repairerFor(tool, definition, deps), outcomes, deps, settings };
+	return { repairer: repairerFor(tool, definition, deps), outcomes, deps, settings: deps.settings() };
 }
 
 /** One call of pi's own built-in through the message_end pass, as the layer judges it. */

@@ -4,16 +4,10 @@
  */
 import { type Contained, createContained } from "../../src/extension/host/contained.ts";
 import type { ContainedErrorEvent, TelemetryRecorder } from "../../src/extension/host/types.ts";
+import { silentTelemetry } from "./repair-deps.ts";
 
 export function containedErrorRecorder(events: ContainedErrorEvent[]): TelemetryRecorder {
-	return {
-		toolOutcome() {},
-		toolObservation() {},
-		grammarRecovered() {},
-		grammarStripped() {},
-		grammarObserved() {},
-		containedError: (event) => void events.push(event),
-	};
+	return silentTelemetry({ containedError: (event) => void events.push(event) });
 }
 
 /** The one boundary, reporting into `events`. */
