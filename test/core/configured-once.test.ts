@@ -5,48 +5,29 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-	BUILTIN_TOOL_NAMES,
-	type BuiltinToolName,
-	PIPELINE_PREPROCESSORS,
-	REPAIR_CONFIGS,
-} from "../../src/core/builtin-tables.ts";
+import { BUILTIN_TOOL_NAMES, PIPELINE_PREPROCESSORS, REPAIR_CONFIGS } from "../../src/core/builtin-tables.ts";
 import { engineConfigRows } from "../../src/core/engine-config.ts";
-import { repairToolInput } from "../../src/core/facade.ts";
 import { isPlainObject } from "../../src/core/json-value.ts";
-import { planFor, runRepairPipeline } from "../../src/core/pipeline.ts";
+import { planFor } from "../../src/core/pipeline.ts";
 import { runPreprocessPlan } from "../../src/core/preprocess.ts";
 import { runSchemaRepair } from "../../src/core/schema-repair/engine.ts";
-import type { RepairPipelineConfig } from "../../src/core/types.ts";
 import { seeded } from "../grammar/seed.ts";
 import { anyInput, modelId } from "../support/arbitraries.ts";
 import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
-
-const both = (tool: "read" | "edit" | "write", input: unknown) =>
-	runRepairPipeline({
-		input,
-		config: {
-			toolName: tool,
-			schema: BUILTIN_SCHEMAS[tool],
-			preprocessors: PIPELINE_PREPROCESSORS[tool],
-			engineConfig: REPAIR_CONFIGS[tool],
-		},
-	});
-const facade = (tool: "read" | "edit" | "write", input: unknown) =>
-	repairToolInput({ toolName: tool, schema: BUILTIN_SCHEMAS[tool], input, config: REPAIR_CONFIGS[tool] });
+import { builtin, builtinConfig, custom, facade, ruleIds } from "../support/pipeline-helpers.ts";
 
 describe("a repair configured once", () => {
 	it("gives one verdict for an alias whose value has the wrong type, whichever config names it", () => {
-		expect(both("read", { file_path: 5 }).outcome).toBe("unrepairable");
+		expect(builtin("read", { file_path: 5 }).outcome).toBe("unrepairable");
 		expect(facade("read", { file_path: 5 }).outcome).toBe("unrepairable");
 	});
 
 	it("renames a usable alias the same way and under the same rule in both", () => {
-		const viaRows = both("read", { file_path: "a.ts" });
+		const viaRows = builtin("read", { file_path: "a.ts" });
 		const viaFacade = facade("read", { file_path: "a.ts" });
 		expect(viaRows.args).toEqual({ path: "a.ts" });
 		expect(viaFacade.args).toEqual({ path: "a.ts" });
-		expect(viaRows.changes.map((change) => change.ruleId)).toEqual(["preprocess.exact-alias"]);
+		expect(ruleIds(viaRows)).toEqual(["preprocess.exact-alias"]);
 	});
 
 	it("translates aliases, path fields and structural repairs into rows, declared wherever the schema names the key", () => {
@@ -78,13 +59,6 @@ describe("a repair configured once", () => {
  * changed by running every row's rewrite and the engine on it, and this fails.
  */
 describe("the valid-path skip, derived from the rows", () => {
-	const config = (tool: BuiltinToolName, model: string | undefined): RepairPipelineConfig => ({
-		toolName: tool,
-		schema: BUILTIN_SCHEMAS[tool],
-		preprocessors: PIPELINE_PREPROCESSORS[tool],
-		engineConfig: REPAIR_CONFIGS[tool],
-		...(model === undefined ? {} : { modelId: model }),
-	});
 	const hints = fc.constantFrom(
 		{ path: "[a.md](http://a.md)" },
 		{ path: "<https://a.md>" },
@@ -107,7 +81,7 @@ describe("the valid-path skip, derived from the rows", () => {
 			let skipped = 0;
 			fc.assert(
 				fc.property(input, modelId, (value, model) => {
-					const plan = planFor(config(tool, model));
+					const plan = planFor(builtinConfig(tool, model === undefined ? {} : { modelId: model }));
 					if (!isPlainObject(value) || !plan.validAsSent(value)) return;
 					skipped++;
 					// Every rewrite at every location, asked without the rows' "may change" tests.
@@ -123,10 +97,12 @@ describe("the valid-path skip, derived from the rows", () => {
 
 	it("sees a path cleanup configured only in the engine config", () => {
 		// The engine's path field is a row now: an auto-link in it is never waved through as valid.
-		const result = runRepairPipeline({
-			input: { path: "[a.md](http://a.md)" },
-			config: { toolName: "read", schema: BUILTIN_SCHEMAS.read, engineConfig: { pathFields: ["path"] } },
-		});
+		const result = custom(
+			BUILTIN_SCHEMAS.read,
+			{ path: "[a.md](http://a.md)" },
+			{ engineConfig: { pathFields: ["path"] } },
+			"read",
+		);
 		expect(result.outcome).toBe("repaired");
 		expect(result.args).toEqual({ path: "a.md" });
 	});

@@ -11,18 +11,20 @@ import { BUILTIN_SCHEMAS } from "./builtin-schemas.ts";
 
 export type ConfigExtras = Partial<Omit<RepairPipelineConfig, "toolName" | "schema">>;
 
+/** The pipeline config the extension builds for a built-in tool: its schema, rows and engine config. */
+export function builtinConfig(tool: BuiltinToolName, extras: ConfigExtras = {}): RepairPipelineConfig {
+	return {
+		toolName: tool,
+		schema: BUILTIN_SCHEMAS[tool],
+		preprocessors: PIPELINE_PREPROCESSORS[tool],
+		engineConfig: REPAIR_CONFIGS[tool],
+		...extras,
+	};
+}
+
 /** `runRepairPipeline` exactly as the extension configures a built-in tool. */
 export function builtin(tool: BuiltinToolName, input: unknown, extras: ConfigExtras = {}): RepairPipelineResult {
-	return runRepairPipeline({
-		input,
-		config: {
-			toolName: tool,
-			schema: BUILTIN_SCHEMAS[tool],
-			preprocessors: PIPELINE_PREPROCESSORS[tool],
-			engineConfig: REPAIR_CONFIGS[tool],
-			...extras,
-		},
-	});
+	return runRepairPipeline({ input, config: builtinConfig(tool, extras) });
 }
 
 /** The legacy facade with a built-in tool's engine config. */
