@@ -8,8 +8,11 @@
  * handed on as the caller's own reference, so a valid call costs no copy.
  * Anything else (an accessor, a hole, an object with another prototype) is
  * handed on as a copy of plain data made from that one read (a getter runs
- * once). A proxy is read through its traps like any object; a trap that
- * throws makes the walk throw, for the pipeline's boundary to contain.
+ * once). A proxy is read through its traps like any object, and a trap that
+ * throws makes the walk throw, for the pipeline's boundary to contain; but a
+ * proxy whose traps describe plain data is handed on as itself, so later
+ * reads ask its traps again (a proxy cannot be told from an object without
+ * copying it, which a valid call must not pay).
  *
  * The walk is bounded by the limits before it does the work: a value count
  * over `maxNodes` (an array's length counts in full, so a sparse array of
