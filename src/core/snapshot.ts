@@ -4,15 +4,16 @@
  * that was checked: a getter that answers differently on a second read, or a
  * sparse array whose holes a check skips, never reaches a tool unjudged.
  *
- * Plain data (plain objects and arrays of own data properties, no holes) is
- * handed on as the caller's own reference, so a valid call costs no copy.
- * Anything else (an accessor, a hole, an object with another prototype) is
- * handed on as a copy of plain data made from that one read (a getter runs
- * once). A proxy is read through its traps like any object, and a trap that
- * throws makes the walk throw, for the pipeline's boundary to contain; but a
- * proxy whose traps describe plain data is handed on as itself, so later
- * reads ask its traps again (a proxy cannot be told from an object without
- * copying it, which a valid call must not pay).
+ * Plain data (plain records of own enumerable data properties, and arrays of
+ * own data elements with no holes) is handed on as the caller's own
+ * reference, so a valid call costs no copy. Anything else (an accessor, a
+ * hidden property, a hole, an object with another prototype) is handed on as
+ * a copy of plain data made from that one read (a getter runs once). A
+ * proxy is read through its traps like any object, and a trap that throws
+ * makes the walk throw, for the pipeline's boundary to contain; but a proxy
+ * whose traps describe plain data is handed on as itself, so later reads ask
+ * its traps again (a proxy cannot be told from an object without copying it,
+ * which a valid call must not pay).
  *
  * The walk is bounded by the limits before it does the work: a value count
  * over `maxNodes` (an array's length counts in full, so a sparse array of
@@ -30,7 +31,7 @@ const OVER_NODES: unique symbol = Symbol("over-nodes");
 const OVER_DEPTH: unique symbol = Symbol("over-depth");
 
 // Taken once at load, so a caller that replaces them later cannot change how the walk reads.
-const { getOwnPropertyDescriptor, getPrototypeOf, hasOwn, keys: ownKeys } = Object;
+const { getOwnPropertyDescriptor, getOwnPropertyNames: ownNames, getPrototypeOf, hasOwn, keys: ownKeys } = Object;
 const { isArray } = Array;
 // Allocation-free for an element, where a descriptor costs several times more: `undefined` for a data property.
 const lookupGetter = (Object.prototype as unknown as { __lookupGetter__(key: PropertyKey): unknown }).__lookupGetter__;
@@ -87,7 +88,7 @@ class EntryRead {
 		if (this.nodes + length > this.maxNodes) throw OVER_NODES;
 	}
 
-	/** True when `value` is plain data: plain or null-prototype records and dense arrays of own data properties, all the way down. */
+	/** True when `value` is plain data: plain or null-prototype records of own enumerable data properties and dense arrays of own data properties, all the way down. */
 	isPlain(value: unknown, depth: number): boolean {
 		this.visit(depth);
 		if (typeof value !== "object" || value === null) return true;
@@ -107,10 +108,11 @@ class EntryRead {
 		}
 		const prototype: unknown = getPrototypeOf(value);
 		if (prototype !== OBJECT_PROTOTYPE && prototype !== null) return false;
-		// `for…in` allocates no key list; an inherited key (a polluted prototype) has no own descriptor and sends the value to the copy.
-		for (const key in value) {
-			const own = getOwnPropertyDescriptor(value, key);
-			if (own === undefined || own.get !== undefined || own.set !== undefined) return false;
+		// Every own name, not only the enumerable ones: a check reads a hidden getter by name as readily as any other.
+		const names = ownNames(value);
+		for (let index = 0; index < names.length; index++) {
+			const own = getOwnPropertyDescriptor(value, names[index] as string);
+			if (own === undefined || !own.enumerable || own.get !== undefined || own.set !== undefined) return false;
 			const item: unknown = own.value;
 			if (typeof item === "object" && item !== null) {
 				if (!this.isPlain(item, inner)) return false;

@@ -71,6 +71,22 @@ describe("a property is proved data from its own descriptor", () => {
 		});
 	});
 
+	it("runs a non-enumerable getter at most once and never hands it on", () => {
+		let reads = 0;
+		const input = {};
+		Object.defineProperty(input, "path", {
+			enumerable: false,
+			get() {
+				reads++;
+				return reads === 1 ? "/safe" : "/etc/shadow";
+			},
+		});
+		const result = builtin("read", input);
+		expect(reads).toBeLessThanOrEqual(1);
+		expect(result.args).not.toBe(input);
+		if (result.outcome !== "unrepairable") expect((result.args as { path: unknown }).path).toBe("/safe");
+	});
+
 	it("never runs an inherited enumerable getter and keeps only own keys", () => {
 		let reads = 0;
 		const getter = {
