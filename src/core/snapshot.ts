@@ -4,8 +4,8 @@
  * that was checked: a getter that answers differently on a second read, or a
  * sparse array whose holes a check skips, never reaches a tool unjudged.
  *
- * Plain data (plain records of own enumerable data properties, and arrays of
- * own data elements with no holes) is handed on as the caller's own
+ * Plain data (plain records of own enumerable data properties, and plain
+ * arrays of own data elements with no holes) is handed on as the caller's own
  * reference, so a valid call costs no copy. Anything else (an accessor, a
  * hidden property, a hole, an object with another prototype) is handed on as
  * a copy of plain data made from that one read (a getter runs once). A
@@ -37,6 +37,7 @@ const { isArray } = Array;
 const lookupGetter = (Object.prototype as unknown as { __lookupGetter__(key: PropertyKey): unknown }).__lookupGetter__;
 const { apply } = Reflect;
 const OBJECT_PROTOTYPE: unknown = Object.prototype;
+const ARRAY_PROTOTYPE: unknown = Array.prototype;
 
 /** What the pipeline judges in place of `input`; see the file header. Throws what a proxy trap throws. */
 export function snapshotInput(input: unknown, maxNodes: number, maxDepth: number): InputSnapshot {
@@ -88,12 +89,14 @@ class EntryRead {
 		if (this.nodes + length > this.maxNodes) throw OVER_NODES;
 	}
 
-	/** True when `value` is plain data: plain or null-prototype records of own enumerable data properties and dense arrays of own data properties, all the way down. */
+	/** True when `value` is plain data: plain or null-prototype records of own enumerable data properties and dense plain arrays of own data elements, all the way down. */
 	isPlain(value: unknown, depth: number): boolean {
 		this.visit(depth);
 		if (typeof value !== "object" || value === null) return true;
 		const inner = depth + 1;
 		if (isArray(value)) {
+			// Another prototype could iterate, map or index other values than the elements checked.
+			if (getPrototypeOf(value) !== ARRAY_PROTOTYPE) return false;
 			const length = value.length;
 			this.slots(length);
 			for (let index = 0; index < length; index++) {

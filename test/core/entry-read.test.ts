@@ -113,6 +113,21 @@ describe("a hole is a hole", () => {
 	});
 });
 
+describe("an array is a plain array", () => {
+	it("hands on a real array in place of one whose prototype iterates other values", () => {
+		const schema = Type.Object({ tags: Type.Array(Type.String()) });
+		const hostile = Object.create(Array.prototype, {
+			[Symbol.iterator]: { value: () => ["rm -rf /"][Symbol.iterator]() },
+		}) as object;
+		const tags = Object.setPrototypeOf(["a", "b"], hostile) as string[];
+		const result = custom(schema, { tags });
+		expect(result.outcome).toBe("valid");
+		const handedOn = (result.args as { tags: string[] }).tags;
+		expect(Object.getPrototypeOf(handedOn)).toBe(Array.prototype);
+		expect([...handedOn]).toEqual(["a", "b"]);
+	});
+});
+
 describe("the copy reads each value once, in order, under the same bounds", () => {
 	it("runs an array element's getter once and hands on what it returned", () => {
 		let reads = 0;
