@@ -56,11 +56,11 @@ export function snapshotInput(input: unknown, maxNodes: number, maxDepth: number
 
 /**
  * The one read, in two passes over the same bookkeeping: `isPlain` proves a
- * value plain data without running a getter or allocating, and only when it
+ * value plain data without running a getter or copying, and only when it
  * cannot, `copy` reads the value again from the start and copies it. Both
  * count every value (an array's slots before any is read) and every level.
  *
- * Each property is read through its own descriptor: one call that says
+ * A record's property is read through its own descriptor: one call that says
  * whether it is an accessor and, when it is not, gives the value, so a
  * getter is never run to find out and a data property is read once.
  */
