@@ -185,7 +185,8 @@ export function runRepairPipeline(options: { input: unknown; config: RepairPipel
 		entryError = error;
 	}
 	try {
-		if (plan !== undefined && entry?.within === true && isPlainObject(entry.value) && plan.validAsSent(entry.value)) {
+		// The entry hands on plain data only, so a record here has a plain prototype: asking again would read a proxy again.
+		if (plan !== undefined && entry?.within === true && isRecord(entry.value) && plan.validAsSent(entry.value)) {
 			const valid: RepairPipelineResult = {
 				outcome: "valid",
 				args: entry.value,

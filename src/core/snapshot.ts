@@ -4,12 +4,16 @@
  * that was checked: a getter that answers differently on a second read, or a
  * sparse array whose holes a check skips, never reaches a tool unjudged.
  *
- * Plain data (plain objects and arrays of own data properties, no holes) is
- * handed on as the caller's own reference, so a valid call costs no copy.
- * Anything else (an accessor, a hole, an object with another prototype) is
- * handed on as a copy of plain data made from that one read (a getter runs
- * once). A proxy is read through its traps like any object, once; a trap that
- * throws makes the walk throw, for the pipeline's boundary to contain.
+ * Plain data (plain records of own enumerable data properties, and plain
+ * arrays of own data elements with no holes) is handed on as the caller's own
+ * reference, so a valid call costs no copy. Anything else (an accessor, a
+ * hidden property, a hole, an object with another prototype) is handed on as
+ * a copy of plain data made from that one read (a getter runs once). A
+ * proxy is read through its traps like any object, and a trap that throws
+ * makes the walk throw, for the pipeline's boundary to contain; but a proxy
+ * whose traps describe plain data is handed on as itself, so later reads ask
+ * its traps again (a proxy cannot be told from an object without copying it,
+ * which a valid call must not pay).
  *
  * The walk is bounded by the limits before it does the work: a value count
  * over `maxNodes` (an array's length counts in full, so a sparse array of
@@ -26,16 +30,23 @@ export type InputSnapshot =
 const OVER_NODES: unique symbol = Symbol("over-nodes");
 const OVER_DEPTH: unique symbol = Symbol("over-depth");
 
-// The one allocation-free test for an accessor: `undefined` for a data property (and a missing one).
-// Read from Object.prototype once, so a null-prototype record or a hostile prototype cannot replace it.
+// Taken once at load, so a caller that replaces them later cannot change how the walk reads.
+const { getOwnPropertyDescriptor, getOwnPropertyNames: ownNames, getPrototypeOf, hasOwn, keys: ownKeys } = Object;
+const { isArray } = Array;
+// Allocation-free for an element, where a descriptor costs several times more: `undefined` for a data property.
 const lookupGetter = (Object.prototype as unknown as { __lookupGetter__(key: PropertyKey): unknown }).__lookupGetter__;
+const { apply } = Reflect;
+const OBJECT_PROTOTYPE: unknown = Object.prototype;
+const ARRAY_PROTOTYPE: unknown = Array.prototype;
 
 /** What the pipeline judges in place of `input`; see the file header. Throws what a proxy trap throws. */
 export function snapshotInput(input: unknown, maxNodes: number, maxDepth: number): InputSnapshot {
+	const read = new EntryRead(maxNodes, maxDepth);
 	try {
-		// Most calls are plain data: one pass that reads no accessor and allocates no copy proves it.
-		if (new PlainDataCheck(maxNodes, maxDepth).holds(input, 0)) return { within: true, value: input };
-		return { within: true, value: new SnapshotWalk(maxNodes, maxDepth).take(input, 0) };
+		// Most calls are plain data: one pass that runs no getter and copies nothing proves it.
+		if (read.isPlain(input, 0)) return { within: true, value: input };
+		read.restart();
+		return { within: true, value: read.copy(input, 0) };
 	} catch (error) {
 		if (error === OVER_NODES) return { within: false, bound: "nodes" };
 		if (error === OVER_DEPTH) return { within: false, bound: "depth" };
@@ -44,12 +55,16 @@ export function snapshotInput(input: unknown, maxNodes: number, maxDepth: number
 }
 
 /**
- * True when `value` is plain data: plain or null-prototype records and dense
- * arrays of own data properties, all the way down. It never runs a getter (an
- * accessor answers `false` before it is read) and applies the walk's bounds,
- * so a value it accepts is exactly what the copying walk would hand back.
+ * The one read, in two passes over the same bookkeeping: `isPlain` proves a
+ * value plain data without running a getter or copying, and only when it
+ * cannot, `copy` reads the value again from the start and copies it. Both
+ * count every value (an array's slots before any is read) and every level.
+ *
+ * A record's property is read through its own descriptor: one call that says
+ * whether it is an accessor and, when it is not, gives the value, so a
+ * getter is never run to find out and a data property is read once.
  */
-class PlainDataCheck {
+class EntryRead {
 	private nodes = 0;
 	private readonly maxNodes: number;
 	private readonly maxDepth: number;
@@ -59,87 +74,85 @@ class PlainDataCheck {
 		this.maxDepth = maxDepth;
 	}
 
-	holds(value: unknown, depth: number): boolean {
+	restart(): void {
+		this.nodes = 0;
+	}
+
+	/** One more value, at `depth`. */
+	private visit(depth: number): void {
 		if (depth > this.maxDepth) throw OVER_DEPTH;
 		if (++this.nodes > this.maxNodes) throw OVER_NODES;
+	}
+
+	/** An array's slots all count, holes included, before any is read. */
+	private slots(length: number): void {
+		if (this.nodes + length > this.maxNodes) throw OVER_NODES;
+	}
+
+	/** True when `value` is plain data: plain or null-prototype records of own enumerable data properties and dense plain arrays of own data elements, all the way down. */
+	isPlain(value: unknown, depth: number): boolean {
+		this.visit(depth);
 		if (typeof value !== "object" || value === null) return true;
-		if (Array.isArray(value)) {
+		const inner = depth + 1;
+		if (isArray(value)) {
+			// Another prototype could iterate, map or index other values than the elements checked.
+			if (getPrototypeOf(value) !== ARRAY_PROTOTYPE) return false;
 			const length = value.length;
-			if (this.nodes + length > this.maxNodes) throw OVER_NODES;
+			this.slots(length);
 			for (let index = 0; index < length; index++) {
-				if (!(index in value) || lookupGetter.call(value, index) !== undefined) return false;
-				if (!this.holds(value[index], depth + 1)) return false;
+				// An element's descriptor costs several times a key's, so a hole and an accessor are asked for directly.
+				if (!hasOwn(value, index) || lookupGetter.call(value, index) !== undefined) return false;
+				const item: unknown = value[index];
+				if (typeof item === "object" && item !== null) {
+					if (!this.isPlain(item, inner)) return false;
+				} else this.visit(inner);
 			}
 			return true;
 		}
-		const prototype: unknown = Object.getPrototypeOf(value);
-		if (prototype !== Object.prototype && prototype !== null) return false;
-		const keys = Object.keys(value);
-		for (let index = 0; index < keys.length; index++) {
-			const key = keys[index]!;
-			if (lookupGetter.call(value, key) !== undefined) return false;
-			if (!this.holds((value as Record<string, unknown>)[key], depth + 1)) return false;
+		const prototype: unknown = getPrototypeOf(value);
+		if (prototype !== OBJECT_PROTOTYPE && prototype !== null) return false;
+		// Every own name, not only the enumerable ones: a check reads a hidden getter by name as readily as any other.
+		const names = ownNames(value);
+		for (let index = 0; index < names.length; index++) {
+			const own = getOwnPropertyDescriptor(value, names[index] as string);
+			if (own === undefined || !own.enumerable || own.get !== undefined || own.set !== undefined) return false;
+			const item: unknown = own.value;
+			if (typeof item === "object" && item !== null) {
+				if (!this.isPlain(item, inner)) return false;
+			} else this.visit(inner);
 		}
 		return true;
 	}
-}
 
-class SnapshotWalk {
-	private nodes = 0;
-	private readonly maxNodes: number;
-	private readonly maxDepth: number;
-
-	constructor(maxNodes: number, maxDepth: number) {
-		this.maxNodes = maxNodes;
-		this.maxDepth = maxDepth;
-	}
-
-	private count(nodes: number): void {
-		this.nodes += nodes;
-		if (this.nodes > this.maxNodes) throw OVER_NODES;
-	}
-
-	/** `value` itself when it is plain data, else its plain copy. */
-	take(value: unknown, depth: number): unknown {
-		if (depth > this.maxDepth) throw OVER_DEPTH;
-		this.count(1);
+	/** A plain-data copy of `value`, each getter run once and each hole read as `undefined`. */
+	copy(value: unknown, depth: number): unknown {
+		this.visit(depth);
 		if (typeof value !== "object" || value === null) return value;
-		return Array.isArray(value) ? this.array(value, depth) : this.record(value, depth);
-	}
-
-	private array(array: readonly unknown[], depth: number): unknown[] {
-		const length = array.length;
-		// Every slot counts, holes included, before any is read.
-		if (this.nodes + length > this.maxNodes) throw OVER_NODES;
-		let copy: unknown[] | undefined;
-		for (let index = 0; index < length; index++) {
-			const getter = lookupGetter.call(array, index);
-			const item: unknown = array[index];
-			const taken = this.take(item, depth + 1);
-			const plain = getter === undefined && taken === item && (item !== undefined || index in array);
-			if (copy === undefined && !plain) copy = array.slice(0, index);
-			if (copy !== undefined) copy[index] = taken;
+		const inner = depth + 1;
+		if (isArray(value)) {
+			const length = value.length;
+			this.slots(length);
+			const copy: unknown[] = [];
+			for (let index = 0; index < length; index++) copy.push(this.copy(readOnce(value, index), inner));
+			return copy;
 		}
-		return copy ?? (array as unknown[]);
-	}
-
-	private record(record: object, depth: number): Record<string, unknown> {
-		const prototype: unknown = Object.getPrototypeOf(record);
-		let changed = prototype !== Object.prototype && prototype !== null;
-		const keys = Object.keys(record);
-		const values: unknown[] = new Array(keys.length);
+		const copy: Record<string, unknown> = getPrototypeOf(value) === null ? Object.create(null) : {};
+		const keys = ownKeys(value);
 		for (let index = 0; index < keys.length; index++) {
-			const key = keys[index]!;
-			const getter = lookupGetter.call(record, key);
-			const item: unknown = (record as Record<string, unknown>)[key];
-			const value = this.take(item, depth + 1);
-			if (getter !== undefined || value !== item) changed = true;
-			values[index] = value;
+			const key = keys[index] as string;
+			// An own `__proto__` stays an inert data property, as in every copy the pipeline makes.
+			defineOwn(copy, key, this.copy(readOnce(value, key), inner));
 		}
-		if (!changed) return record as Record<string, unknown>;
-		const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
-		// An own `__proto__` stays an inert data property, as in every copy the pipeline makes.
-		for (let index = 0; index < keys.length; index++) defineOwn(copy, keys[index]!, values[index]);
 		return copy;
 	}
+}
+
+/** The value of `key`: a data property's from its descriptor, an accessor's by running its getter once. */
+function readOnce(owner: object, key: string | number): unknown {
+	const own = getOwnPropertyDescriptor(owner, key);
+	if (own === undefined) return undefined;
+	// Own fields only: a field inherited from a polluted `Object.prototype` must not decide what is read.
+	if (!hasOwn(own, "get")) return hasOwn(own, "value") ? own.value : undefined;
+	const getter = own.get;
+	return getter === undefined ? undefined : apply(getter, owner, []);
 }
