@@ -74,11 +74,7 @@ import {
 	foreignOwnerLine,
 	isBuiltinToolName,
 } from "./extension/repair/tool-owners.ts";
-
-/** Parameter schemas of every tool pi knows, for typing values recovered from grammar leaks. */
-function toolSchemas(pi: ExtensionAPI): ReadonlyMap<string, unknown> {
-	return new Map(pi.getAllTools().map((tool) => [tool.name, tool.parameters] as const));
-}
+import { ToolSurvey } from "./extension/repair/tool-survey.ts";
 
 export default function toolRepairExtension(pi: ExtensionAPI): void {
 	// Any failure inside the extension is reported and leaves pi to carry on as it would alone.
@@ -113,13 +109,15 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	};
 	telemetry = deps.telemetry;
 	const builtins = new BuiltinRepairers(deps);
+	// Refreshed as each event starts: the stages of one message share one read of pi's tool lists.
+	const survey = new ToolSurvey(pi);
 	const foreignOwners = new ForeignOwners();
 	const refusals = new PendingRefusals();
 	const judged = new JudgedArgs();
 	const targets = new CallTargets(
 		{
-			allTools: () => pi.getAllTools(),
-			activeTools: () => pi.getActiveTools(),
+			allTools: () => survey.allTools(),
+			activeTools: () => survey.activeTools(),
 			builtinRepairer: (name) => builtins.repairer(name, cwd),
 			piShimFor: (name, schema) => builtins.piShimFor(name, schema, cwd),
 			configuredAliases: (name) => aliasesFor(composition, name),
@@ -134,9 +132,10 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 						pi,
 						(parentId, toolName, args, shim) =>
 							// A failure inside the layer leaves the nested call exactly as pi alone would run it.
-							contained("codemode:nested-call", () =>
-								decideNestedCall(parentId, toolName, args, targets.forMessage("all")(toolName), feedback, shim),
-							) ?? { args },
+							contained("codemode:nested-call", () => {
+								survey.refresh();
+								return decideNestedCall(parentId, toolName, args, targets.forMessage("all")(toolName), feedback, shim);
+							}) ?? { args },
 					),
 			)
 		: undefined;
@@ -172,11 +171,11 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		echoSources: () => echoes.texts(),
 		settings: () => settings,
 		modelId: () => model.id,
-		activeTools: () => pi.getActiveTools(),
-		toolSchemas: () => toolSchemas(pi),
+		activeTools: () => survey.activeTools(),
+		toolSchemas: () => survey.toolSchemas(),
 		leakModels: () => leakModels?.patterns ?? [],
 		// pi's own built-ins the user enabled; one another extension owns is not pi's.
-		builtinTools: () => pi.getActiveTools().filter((name) => isBuiltinToolName(name) && !foreignOwners.has(name)),
+		builtinTools: () => survey.activeTools().filter((name) => isBuiltinToolName(name) && !foreignOwners.has(name)),
 		telemetry: deps.telemetry,
 		// The same resolution as the message's other calls, so a promoted call counts under the owner its repairs do.
 		ownerOf: (toolName) => targets.forMessage()(toolName)?.repairer.owner,
@@ -190,7 +189,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	const silentStops = new SilentStopGuard({
 		settings: () => settings,
 		modelId: () => model.id,
-		activeTools: () => pi.getActiveTools(),
+		activeTools: () => survey.activeTools(),
 		leakModels: () => leakModels?.patterns ?? [],
 		echoSources: () => echoes.texts(),
 		onContinue: (stop) =>
@@ -205,13 +204,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	});
 	const stages = layerStages({
 		repairToolNames: () => settings.repairToolNames,
-		listTools: (message) => withAvailableTools(message, pi.getActiveTools()),
+		listTools: (message) => withAvailableTools(message, survey.activeTools()),
 		renameTools: (message) => {
-			const renamed = renameLeakedToolNames(
-				message,
-				pi.getActiveTools(),
-				(name) => pi.getAllTools().find((tool) => tool.name === name)?.parameters,
-			);
+			const renamed = renameLeakedToolNames(message, survey.activeTools(), (name) => survey.schemaOf(name));
 			for (const call of renamed?.renamed ?? []) {
 				contained("message-end:rename-feedback", () =>
 					feedback.bind(call.toolCallId, call.to, renameFeedback(call, settings.policyProfile, model.id)),
@@ -295,6 +290,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	);
 
 	pi.on("turn_end", (event) => {
+		survey.refresh();
 		contained("turn-end", () => {
 			feedback.endTurn();
 			refusals.clear();
@@ -305,8 +301,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	// Only what is sent: a saved tool name a strict provider rejects would fail every later request.
 	pi.on("context", (event) =>
 		contained("context:history-names", () => {
-			const known = pi.getAllTools().map((tool) => tool.name);
-			const safe = withProviderSafeToolNames(event.messages, known);
+			survey.refresh();
+			const safe = withProviderSafeToolNames(event.messages, () => survey.allTools().map((tool) => tool.name));
 			return safe === undefined ? undefined : { messages: safe.messages as typeof event.messages };
 		}),
 	);
@@ -325,6 +321,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
+			survey.refresh();
 			cwd = ctx.cwd;
 			// Reading ctx.model makes pi look the model up, so only a message with malformed text pays for it.
 			messageModel = () => ctx.model;

@@ -28,6 +28,25 @@ describe("tool names a strict provider rejects are rewritten in what is sent", (
 		}
 	});
 
+	it("asks for pi's tool names only when some saved name is unsafe (a request is sent every turn)", () => {
+		let asked = 0;
+		const known = () => {
+			asked++;
+			return KNOWN;
+		};
+		const safeHistory = [assistant(call("c1", "read"), call("c2", "mcp__server__tool")), result("c1", "read")];
+		expect(withProviderSafeToolNames(safeHistory, known)).toBeUndefined();
+		expect(asked).toBe(0);
+		// A known tool with an unsafe spelling is kept, but it takes the list to know that.
+		const withMine = () => {
+			asked++;
+			return [...KNOWN, "my.tool"];
+		};
+		expect(withProviderSafeToolNames([assistant(call("c3", "my.tool"))], withMine)).toBeUndefined();
+		expect(withProviderSafeToolNames([result("c4", "read file")], known)?.renamed).toBe(1);
+		expect(asked).toBe(2);
+	});
+
 	it("rewrites the call's name and its result's toolName alike, and leaves the rest alone", () => {
 		const messages = [
 			{ role: "user", content: "go" },

@@ -59,13 +59,28 @@ describe("the layer's message_end stages", () => {
 		expect(silent()?.final).toBe(final);
 	});
 
-	it("skip the name stages when tool-name repair is off, and run only the result stage on a tool result", () => {
+	it("skip the name stages when tool-name repair is off, and run only the result stage on an error tool result", () => {
 		const off = recordingDeps(false);
 		runMessageEndStages(layerStages(off.deps), { role: "assistant", content: [] }, recordingContained([]));
 		expect(off.ran).toEqual(["grammar", "tool-calls", "silent-stops"]);
 		const on = recordingDeps(true);
-		runMessageEndStages(layerStages(on.deps), { role: "toolResult", content: [] }, recordingContained([]));
+		runMessageEndStages(
+			layerStages(on.deps),
+			{ role: "toolResult", isError: true, content: [] },
+			recordingContained([]),
+		);
 		expect(on.ran).toEqual(["tool-result-tools"]);
+	});
+
+	it("run no stage on a tool result that is not an error: only pi's unknown-tool refusal gets the tool list", () => {
+		const on = recordingDeps(true);
+		runMessageEndStages(layerStages(on.deps), { role: "toolResult", content: [] }, recordingContained([]));
+		runMessageEndStages(
+			layerStages(on.deps),
+			{ role: "toolResult", isError: false, content: [] },
+			recordingContained([]),
+		);
+		expect(on.ran).toEqual([]);
 	});
 });
 

@@ -33,7 +33,7 @@ import { grammarRecoveryRuleId, RULE } from "../../core/rule-ids.ts";
 import type { RepairFeedback } from "../../core/types.ts";
 import { createEchoIndex, NO_ECHOES } from "../../grammar/echo.ts";
 import { type LeakModelPatterns, leakGrammarsFor } from "../../grammar/models.ts";
-import { recoverGrammarLeaks } from "../../grammar/recover.ts";
+import { recoverGrammarLeaks, scannableField } from "../../grammar/recover.ts";
 import { mergeSplitCall } from "../../grammar/split-call.ts";
 import type { MinimalAssistantMessage } from "../../grammar/types.ts";
 import { createContained, reportContainedError } from "../host/contained.ts";
@@ -143,6 +143,8 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 		const mode = settings.grammarRecovery;
 		if (mode === "off") return undefined;
 		if (!isAssistantMessage(message)) return undefined;
+		// Most replies are calls alone: with no text or reasoning there is nothing to scan or to build options for.
+		if (!message.content.some((part) => scannableField(part) !== undefined)) return undefined;
 		const merged = splitCall(message);
 		if (merged !== undefined) return merged;
 		const model = deps.modelId();

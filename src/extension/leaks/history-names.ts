@@ -58,28 +58,43 @@ function isToolCallPart(part: unknown): part is ToolCallPart {
 	return isRecord(part) && part.type === "toolCall" && typeof part.name === "string";
 }
 
-/** Every tool name the messages carry: on assistant tool calls and on tool results. */
-function namesIn(messages: readonly unknown[]): string[] {
-	const names: string[] = [];
+/** Calls `visit` with every tool name the messages carry (assistant tool calls and tool results) until it answers true. */
+function someName(messages: readonly unknown[], visit: (name: string) => boolean): boolean {
 	for (const message of messages) {
 		if (!isRecord(message)) continue;
-		if (message.role === "toolResult" && typeof message.toolName === "string") names.push(message.toolName);
+		if (message.role === "toolResult" && typeof message.toolName === "string" && visit(message.toolName)) return true;
 		if (message.role !== "assistant" || !Array.isArray(message.content)) continue;
-		for (const part of message.content) if (isToolCallPart(part)) names.push(part.name);
+		for (const part of message.content) if (isToolCallPart(part) && visit(part.name)) return true;
 	}
+	return false;
+}
+
+/** Every tool name the messages carry: on assistant tool calls and on tool results. */
+function namesIn(messages: readonly unknown[]): Set<string> {
+	const names = new Set<string>();
+	someName(messages, (name) => {
+		names.add(name);
+		return false;
+	});
 	return names;
 }
 
 /**
  * The rewrite of each name in `messages` a strict provider rejects and pi
  * does not know as a tool; empty when there is none. Names are assigned in
- * sorted order, so the result depends only on the set of names.
+ * sorted order, so the result depends only on the set of names. pi's tool
+ * names are asked for only when some name is unsafe: a request is sent on
+ * every turn, and almost every history has none.
  */
-export function providerSafeNames(messages: readonly unknown[], knownTools: Iterable<string>): Map<string, string> {
-	const names = new Set(namesIn(messages));
-	const known = new Set(knownTools);
-	const unsafe = [...names].filter((name) => !known.has(name) && !isProviderSafeToolName(name)).sort();
+export function providerSafeNames(
+	messages: readonly unknown[],
+	knownTools: Iterable<string> | (() => Iterable<string>),
+): Map<string, string> {
 	const renames = new Map<string, string>();
+	if (!someName(messages, (name) => !isProviderSafeToolName(name))) return renames;
+	const names = namesIn(messages);
+	const known = new Set(typeof knownTools === "function" ? knownTools() : knownTools);
+	const unsafe = [...names].filter((name) => !known.has(name) && !isProviderSafeToolName(name)).sort();
 	if (unsafe.length === 0) return renames;
 	const taken = new Set([...names, ...known]);
 	for (const name of unsafe) renames.set(name, safeNameFor(name, taken));
@@ -93,7 +108,7 @@ export function providerSafeNames(messages: readonly unknown[], knownTools: Iter
  */
 export function withProviderSafeToolNames(
 	messages: readonly unknown[],
-	knownTools: Iterable<string>,
+	knownTools: Iterable<string> | (() => Iterable<string>),
 ): { messages: unknown[]; renamed: number } | undefined {
 	const renames = providerSafeNames(messages, knownTools);
 	if (renames.size === 0) return undefined;

@@ -16,6 +16,7 @@ export interface PassMessage {
 	role?: unknown;
 	content?: unknown;
 	stopReason?: unknown;
+	isError?: unknown;
 }
 
 /** What every stage of one pass may read besides the current message. */
@@ -81,7 +82,8 @@ export function layerStages(deps: LayerStageDeps): MessageEndStage[] {
 	return [
 		{
 			label: "tool-result-tools",
-			enabled: (message) => message.role === "toolResult" && deps.repairToolNames(),
+			// Only pi's refusal of an unknown tool is an error result; the rest never read pi's tool list.
+			enabled: (message) => message.role === "toolResult" && message.isError === true && deps.repairToolNames(),
 			run: (message) => deps.listTools(message),
 		},
 		{

@@ -1,0 +1,129 @@
+/**
+ * What the layer asks pi for on each event, through pi's real agent loop
+ * in-process: the stages of one message share one read of pi's tool lists
+ * (each read builds a record for every registered tool), and a tool that
+ * becomes active between events is seen at the next one.
+ *
+ * The layer gets pi's real API behind a counting wrapper: every method is
+ * pi's own, the wrapper only notes which event was running when a tool list
+ * was read.
+ */
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { Type } from "typebox";
+import { afterEach, describe, expect, it } from "vitest";
+import repairExtension from "../../src/index.ts";
+import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
+
+type ListRead = "getAllTools" | "getActiveTools";
+
+/** pi's API with its tool-list reads counted per handled event (one entry per event the layer handled). */
+function countingApi(
+	pi: ExtensionAPI,
+	reads: Array<{ event: string; counts: Record<ListRead, number> }>,
+): ExtensionAPI {
+	let current: { event: string; counts: Record<ListRead, number> } | undefined;
+	return new Proxy(pi, {
+		get(target, key, receiver) {
+			if (key === "on") {
+				return (event: string, handler: (...args: unknown[]) => unknown) =>
+					target.on(
+						event as never,
+						((...args: unknown[]) => {
+							current = { event, counts: { getAllTools: 0, getActiveTools: 0 } };
+							reads.push(current);
+							try {
+								return handler(...args);
+							} finally {
+								current = undefined;
+							}
+						}) as never,
+					);
+			}
+			if (key === "getAllTools" || key === "getActiveTools") {
+				return () => {
+					if (current !== undefined) current.counts[key]++;
+					return target[key]();
+				};
+			}
+			return Reflect.get(target, key, receiver);
+		},
+	});
+}
+
+describe("pi's tool lists, read once per event, through pi's real agent loop", () => {
+	let run: PiSessionHarness | undefined;
+	afterEach(async () => {
+		await run?.dispose();
+		run = undefined;
+	});
+
+	it("reads each list at most once while handling one event, whatever the message holds", async () => {
+		const reads: Array<{ event: string; counts: Record<ListRead, number> }> = [];
+		run = await startPiSession({
+			files: { "a.txt": "hello\n" },
+			model: "glm-4.6",
+			extensions: [(pi) => repairExtension(countingApi(pi, reads))],
+		});
+		await run.play([
+			{
+				text: "Reading it now.",
+				toolCalls: [
+					{ id: "r1", name: "read", arguments: { path: "a.txt" } },
+					{ id: "b1", name: "bash", arguments: { command: "true" } },
+				],
+			},
+			{ toolCalls: [{ id: "r2", name: "read", arguments: { file_path: "a.txt" } }] },
+			{ text: "Done." },
+		]);
+		expect(run.resultText("r1")).toContain("hello");
+		expect(run.resultText("r2")).toContain("hello");
+		const messageEnds = reads.filter((read) => read.event === "message_end");
+		expect(messageEnds.length).toBeGreaterThanOrEqual(7);
+		// Some message read the lists at all (the test would pass vacuously otherwise).
+		expect(messageEnds.some((read) => read.counts.getAllTools === 1 && read.counts.getActiveTools === 1)).toBe(true);
+		for (const read of reads.filter((r) => r.event !== "session_start")) {
+			expect(read.counts.getAllTools, read.event).toBeLessThanOrEqual(1);
+			expect(read.counts.getActiveTools, read.event).toBeLessThanOrEqual(1);
+		}
+	});
+
+	it("sees a tool activated between two messages", async () => {
+		const late = {
+			name: "tally",
+			label: "tally",
+			description: "Adds numbers.",
+			parameters: Type.Object({ numbers: Type.Array(Type.Number()) }),
+			execute: (_id: string, params: { numbers: number[] }) =>
+				Promise.resolve({
+					content: [{ type: "text" as const, text: `sum=${params.numbers.reduce((a, b) => a + b, 0)}` }],
+					details: {},
+				}),
+		};
+		const activator = (pi: ExtensionAPI) => {
+			pi.registerTool(late);
+			// Allowed for the session, inactive until the model unlocks it.
+			pi.on("session_start", () => pi.setActiveTools(pi.getActiveTools().filter((name) => name !== "tally")));
+			pi.registerTool({
+				name: "unlock",
+				label: "unlock",
+				description: "Makes the tally tool available.",
+				parameters: Type.Object({}),
+				execute: () => {
+					pi.setActiveTools([...pi.getActiveTools(), "tally"]);
+					return Promise.resolve({ content: [{ type: "text" as const, text: "unlocked" }], details: {} });
+				},
+			});
+		};
+		run = await startPiSession({ extensions: [repairExtension, activator], tools: ["read", "unlock", "tally"] });
+		await run.play([{ toolCalls: [{ id: "u", name: "unlock", arguments: {} }] }, { type: "echo" }]);
+		// pi applies a tool change from the next run; the model sends the array as JSON text, which only a
+		// layer that knows the tool is active repairs.
+		await run.play(
+			[{ toolCalls: [{ id: "t", name: "tally", arguments: { numbers: "[1, 2, 3]" } }] }, { type: "echo" }],
+			"now add them",
+		);
+		expect(run.resultText("u")).toBe("unlocked");
+		expect(run.resultText("t")).toContain("sum=6");
+		expect(run.toolResult("t")?.isError).toBe(false);
+	});
+});
