@@ -23,12 +23,15 @@
  *
  * How it works: `session_start` tracks the model (for model-family gates) and
  * surveys who owns each built-in name; `resources_discover` (after every
- * extension's `session_start`) and `before_agent_start` survey again and
- * register the overrides pi still owns for the session's cwd; `tool_call` binds each repair
- * to its call ID; `tool_result` attaches the notes; `turn_end` drops repairs
- * of calls that never ran and continues a silent stop once; `message_end` runs the
- * tool-name repair (when on), the malformed-JSON rescue, the schema repair of other
- * owners' calls, then the grammar-leak handler; `session_shutdown` forgets everything in memory. The result renderer adds a muted
+ * extension's `session_start`) and `before_agent_start` survey again;
+ * `message_end` runs the stage table (`extension/repair/message-end.ts`): the
+ * tool-name repair (when on), the grammar-leak handler, the judgement of every
+ * call against its active tool (the malformed-JSON rescue included), and the
+ * silent-stop check; `tool_call` blocks only a refusal decided there;
+ * `tool_result` attaches the notes bound by call ID; `turn_start` drops notes
+ * of calls that never ran; `turn_end` is listened to only for a turn that
+ * stopped silently, to continue it once; `context` rewrites saved tool names a
+ * strict provider rejects; `session_shutdown` forgets everything in memory. The result renderer adds a muted
  * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session,
  * and the leaked calls whose text was stripped or only observed instead of run.
  *
@@ -36,7 +39,7 @@
  *   pi -e ./path/to/pi-repair-layer        # a checkout (auto-discovery entry)
  *   pi install npm:pi-repair-layer          # the published package
  */
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext, TurnEndEvent, TurnEndEventResult } from "@earendil-works/pi-coding-agent";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands/commands.ts";
 import { indicatorRenderers, updateFooterStatus } from "./extension/commands/indicator.ts";
 import {
@@ -53,6 +56,7 @@ import {
 import { createTelemetryRecorder } from "./extension/files/telemetry.ts";
 import { createContained, reportContainedError } from "./extension/host/contained.ts";
 import { logLeakText } from "./extension/host/diagnostics.ts";
+import { OnDemandHandler } from "./extension/host/on-demand-handler.ts";
 import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extension/host/types.ts";
 import { SilentStopGuard } from "./extension/leaks/continuation.ts";
 import { EchoSources } from "./extension/leaks/echo-sources.ts";
@@ -289,14 +293,23 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		}),
 	);
 
-	pi.on("turn_end", (event) => {
-		survey.refresh();
-		contained("turn-end", () => {
+	// A turn's held notes and refusals belong to calls that never ran once the next turn starts.
+	pi.on("turn_start", () => {
+		contained("turn-start", () => {
 			feedback.endTurn();
 			refusals.clear();
+			silentStops.onTurnStart();
 		});
-		return contained("turn-end:continuation", () => silentStops.onTurnEnd(event));
 	});
+
+	// Registered only for a turn that stopped silently: pi rebuilds the session's context around every turn_end handler.
+	const continuation = new OnDemandHandler<TurnEndEvent, TurnEndEventResult | undefined>(
+		(handler) => pi.on("turn_end", handler),
+		(event) => {
+			survey.refresh();
+			return contained("turn-end:continuation", () => silentStops.onTurnEnd(event));
+		},
+	);
 
 	// Only what is sent: a saved tool name a strict provider rejects would fail every later request.
 	pi.on("context", (event) =>
@@ -328,6 +341,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			contained("message-end:echo-sources", () => echoes.note(event.message));
 			leaksNoted = false;
 			const final = runMessageEndStages(stages, event.message, contained);
+			if (silentStops.wantsTurnEnd()) contained("message-end:continuation", () => continuation.want());
 			if (event.message.role === "assistant" && (final !== undefined || leaksNoted)) showTally(ctx);
 			return final === undefined ? undefined : { message: final as typeof event.message };
 		}),

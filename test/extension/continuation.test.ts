@@ -29,6 +29,13 @@ const text = (value: string) => ({ type: "text", text: value });
 const ended = (toolResults: unknown[] = []): TurnEndView =>
 	({ outcome: "completed", toolResults, entries: [] }) as never;
 
+/** One turn as pi runs it with the layer: turn_start, the reply's message_end, and turn_end only when the guard asked for it. */
+function playTurn(g: SilentStopGuard, message: unknown): ReturnType<SilentStopGuard["onTurnEnd"]> {
+	g.onTurnStart();
+	g.noteAssistantMessage(message, message);
+	return g.wantsTurnEnd() ? g.onTurnEnd(ended()) : undefined;
+}
+
 function noteOf(result: ReturnType<SilentStopGuard["onTurnEnd"]>): string {
 	const draft = result?.entries?.[0] as { customType?: string; content?: string; display?: boolean } | undefined;
 	expect(draft?.customType).toBe(CONTINUATION_MESSAGE_TYPE);
@@ -146,22 +153,29 @@ describe("SilentStopGuard", () => {
 		const g = guard();
 		const phantom = assistant("toolUse", []);
 		const plain = assistant("stop", [text("ok")]);
-		g.noteAssistantMessage(phantom, phantom);
-		expect(g.onTurnEnd(ended())).toBeDefined();
-		g.noteAssistantMessage(phantom, phantom);
-		expect(g.onTurnEnd(ended())).toBeUndefined();
+		const turn = (message: unknown) => playTurn(g, message);
+		expect(turn(phantom)).toBeDefined();
+		expect(turn(phantom)).toBeUndefined();
 		for (let index = 1; index < MAX_CONTINUATIONS_PER_SESSION; index++) {
-			g.noteAssistantMessage(phantom, phantom);
-			expect(g.onTurnEnd(ended())).toBeDefined();
-			g.noteAssistantMessage(plain, plain);
-			expect(g.onTurnEnd(ended())).toBeUndefined();
+			expect(turn(phantom)).toBeDefined();
+			expect(turn(plain)).toBeUndefined();
 		}
 		expect(g.count).toBe(MAX_CONTINUATIONS_PER_SESSION);
-		g.noteAssistantMessage(phantom, phantom);
-		expect(g.onTurnEnd(ended())).toBeUndefined();
+		expect(turn(phantom)).toBeUndefined();
 		g.reset();
+		expect(turn(phantom)).toBeDefined();
+	});
+
+	it("asks for turn_end only after a reply that stopped silently", () => {
+		const g = guard();
+		const plain = assistant("stop", [text("ok")]);
+		g.noteAssistantMessage(plain, plain);
+		expect(g.wantsTurnEnd()).toBe(false);
+		const phantom = assistant("toolUse", []);
 		g.noteAssistantMessage(phantom, phantom);
-		expect(g.onTurnEnd(ended())).toBeDefined();
+		expect(g.wantsTurnEnd()).toBe(true);
+		g.onTurnEnd(ended());
+		expect(g.wantsTurnEnd()).toBe(false);
 	});
 
 	it("keeps the entries earlier handlers proposed", () => {
@@ -257,16 +271,12 @@ describe("a reply that stops on reasoning alone is asked once, never acted on", 
 		expect(note([thinking("Thinking.")], guard({ askOnSilentStop: false }))).toBeUndefined();
 		const g = guard();
 		const reply = assistant("stop", [thinking("Thinking.")]);
-		g.noteAssistantMessage(reply, reply);
-		expect(g.onTurnEnd(ended())?.continue).toBe(true);
-		g.noteAssistantMessage(reply, reply);
-		expect(g.onTurnEnd(ended())).toBeUndefined();
+		expect(playTurn(g, reply)?.continue).toBe(true);
+		expect(playTurn(g, reply)).toBeUndefined();
 		let asked = 1;
 		for (let turn = 0; turn < 2 * MAX_CONTINUATIONS_PER_SESSION; turn++) {
-			g.noteAssistantMessage(reply, reply);
-			if (g.onTurnEnd(ended()) !== undefined) asked++;
-			g.noteAssistantMessage(assistant("stop", [text("Done.")]), assistant("stop", [text("Done.")]));
-			g.onTurnEnd(ended());
+			if (playTurn(g, reply) !== undefined) asked++;
+			playTurn(g, assistant("stop", [text("Done.")]));
 		}
 		expect(asked).toBe(MAX_CONTINUATIONS_PER_SESSION);
 	});

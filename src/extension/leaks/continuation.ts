@@ -71,6 +71,8 @@ export type TurnEndView = Pick<TurnEndEvent, "outcome" | "toolResults" | "entrie
 
 export class SilentStopGuard {
 	private pending: SilentStop | undefined;
+	/** Whether this turn, and the one before it, ended in a continuation (never two in a row). */
+	private continuedThisTurn = false;
 	private continuedLastTurn = false;
 	private continuations = 0;
 	private readonly deps: SilentStopDeps;
@@ -104,16 +106,30 @@ export class SilentStopGuard {
 		}
 	}
 
+	/** `turn_start`: the turn before this one is now the last turn. */
+	onTurnStart(): void {
+		this.continuedLastTurn = this.continuedThisTurn;
+		this.continuedThisTurn = false;
+	}
+
+	/**
+	 * Whether this turn's `turn_end` has anything to decide. pi runs every
+	 * `turn_end` handler through its turn boundary, which rebuilds the
+	 * session's context (linear in its length) on every turn, so the layer
+	 * listens to `turn_end` only for a turn that stopped silently.
+	 */
+	wantsTurnEnd(): boolean {
+		return this.pending !== undefined;
+	}
+
 	/** `turn_end`: the continuation to request, or `undefined` to let the turn end as pi decides. */
 	onTurnEnd(event: TurnEndView): TurnEndEventResult | undefined {
 		const pending = this.pending;
 		this.pending = undefined;
-		const continuedBefore = this.continuedLastTurn;
-		this.continuedLastTurn = false;
 		if (pending === undefined || event.outcome !== "completed" || event.toolResults.length > 0) return undefined;
-		if (continuedBefore || this.continuations >= MAX_CONTINUATIONS_PER_SESSION) return undefined;
+		if (this.continuedLastTurn || this.continuations >= MAX_CONTINUATIONS_PER_SESSION) return undefined;
 		this.continuations++;
-		this.continuedLastTurn = true;
+		this.continuedThisTurn = true;
 		const draft: CustomMessageEntryDraft = {
 			type: "custom_message",
 			customType: CONTINUATION_MESSAGE_TYPE,
@@ -127,6 +143,7 @@ export class SilentStopGuard {
 	/** A new or ended session starts from nothing. */
 	reset(): void {
 		this.pending = undefined;
+		this.continuedThisTurn = false;
 		this.continuedLastTurn = false;
 		this.continuations = 0;
 	}

@@ -1,8 +1,10 @@
 /**
- * What the layer asks pi for on each event, through pi's real agent loop
+ * What the layer costs pi on each event, through pi's real agent loop
  * in-process: the stages of one message share one read of pi's tool lists
- * (each read builds a record for every registered tool), and a tool that
- * becomes active between events is seen at the next one.
+ * (each read builds a record for every registered tool), a tool that
+ * becomes active between events is seen at the next one, and the layer
+ * holds a `turn_end` handler (which makes pi rebuild the session's context
+ * on every turn) only for a turn that stopped silently.
  *
  * The layer gets pi's real API behind a counting wrapper: every method is
  * pi's own, the wrapper only notes which event was running when a tool list
@@ -11,6 +13,7 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { afterEach, describe, expect, it } from "vitest";
+import { CONTINUATION_MESSAGE_TYPE } from "../../src/extension/leaks/continuation.ts";
 import repairExtension from "../../src/index.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
@@ -125,5 +128,24 @@ describe("pi's tool lists, read once per event, through pi's real agent loop", (
 		expect(run.resultText("u")).toBe("unlocked");
 		expect(run.resultText("t")).toContain("sum=6");
 		expect(run.toolResult("t")?.isError).toBe(false);
+	});
+
+	it("holds no turn_end handler through a session of valid calls, and one only for a silent stop", async () => {
+		run = await startPiSession({ files: { "a.txt": "hello\n" } });
+		await run.play([
+			{ toolCalls: [{ id: "r1", name: "read", arguments: { path: "a.txt" } }] },
+			{ toolCalls: [{ id: "r2", name: "read", arguments: { path: "a.txt" } }] },
+			{ text: "Done." },
+		]);
+		expect(run.session.hasExtensionHandlers("turn_end")).toBe(false);
+		expect(run.session.hasExtensionHandlers("turn_start")).toBe(true);
+		// A phantom toolUse stop: the layer asks once, then lets go of turn_end again.
+		await run.play([{ text: "", stopReason: "toolUse" }, { text: "Answered." }], "again");
+		expect(run.lastAssistantText()).toBe("Answered.");
+		expect(run.session.hasExtensionHandlers("turn_end")).toBe(false);
+		const continued = run.sessionManager
+			.getEntries()
+			.filter((entry) => entry.type === "custom_message" && entry.customType === CONTINUATION_MESSAGE_TYPE);
+		expect(continued).toHaveLength(1);
 	});
 });
