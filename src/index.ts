@@ -27,9 +27,10 @@
  * `message_end` runs the stage table (`extension/repair/message-end.ts`): the
  * tool-name repair (when on), the grammar-leak handler, the judgement of every
  * call against its active tool (the malformed-JSON rescue included), and the
- * silent-stop check; `tool_call` blocks only a refusal decided there;
- * `tool_result` attaches the notes bound by call ID; `turn_start` drops notes
- * of calls that never ran; `turn_end` is listened to only for a turn that
+ * silent-stop check; `tool_call` blocks only a refusal decided there, and
+ * `tool_result` attaches the notes bound by call ID, each listened to only
+ * while a refusal or note waits; `turn_start` drops notes of calls that never
+ * ran; `turn_end` is listened to only for a turn that
  * stopped silently, to continue it once; `context` rewrites saved tool names a
  * strict provider rejects; `session_shutdown` forgets everything in memory. The result renderer adds a muted
  * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session,
@@ -39,7 +40,16 @@
  *   pi -e ./path/to/pi-repair-layer        # a checkout (auto-discovery entry)
  *   pi install npm:pi-repair-layer          # the published package
  */
-import type { ExtensionAPI, ExtensionContext, TurnEndEvent, TurnEndEventResult } from "@earendil-works/pi-coding-agent";
+import type {
+	ExtensionAPI,
+	ExtensionContext,
+	ToolCallEvent,
+	ToolCallEventResult,
+	ToolResultEvent,
+	ToolResultEventResult,
+	TurnEndEvent,
+	TurnEndEventResult,
+} from "@earendil-works/pi-coding-agent";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands/commands.ts";
 import { indicatorRenderers, updateFooterStatus } from "./extension/commands/indicator.ts";
 import {
@@ -98,8 +108,19 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	let cwd = process.cwd();
 	const model = new ModelTracker();
 	// A host that cannot persist an entry still shows and notes the repair.
+	// pi builds a context and awaits every tool_result handler around each call: listen only while a note waits.
+	const resultNotes = new OnDemandHandler<ToolResultEvent, ToolResultEventResult | undefined>(
+		(handler) => pi.on("tool_result", handler),
+		(event) =>
+			contained("tool-result", () => {
+				const content = feedback.onToolResult(event.toolCallId, event.parentToolCallId, event.content);
+				return content === undefined ? undefined : { content };
+			}),
+		() => feedback.holding,
+	);
 	const feedback = new RepairFeedbackHub({
 		appendEntry: (type, data) => contained(`append-entry:${type}`, () => pi.appendEntry(type, data)),
+		onHold: () => resultNotes.want(),
 	});
 	const deps: RepairDeps = {
 		settings: () => settings,
@@ -116,7 +137,17 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	// Refreshed as each event starts: the stages of one message share one read of pi's tool lists.
 	const survey = new ToolSurvey(pi);
 	const foreignOwners = new ForeignOwners();
-	const refusals = new PendingRefusals();
+	// Likewise tool_call: listened to only while a refusal decided at message_end waits for its call.
+	const refusalCheck = new OnDemandHandler<ToolCallEvent, ToolCallEventResult | undefined>(
+		(handler) => pi.on("tool_call", handler),
+		// Never throws: a throw here would fail the call. Only a refusal decided at message_end blocks.
+		(event) => {
+			const reason = contained("tool-call", () => refusals.verdict(event.toolCallId, event.input));
+			return reason === undefined ? undefined : { block: true, reason };
+		},
+		() => refusals.holding,
+	);
+	const refusals = new PendingRefusals(() => refusalCheck.want());
 	const judged = new JudgedArgs();
 	const targets = new CallTargets(
 		{
@@ -280,19 +311,6 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		contained("model-select", () => model.fromSelect(event, ctx));
 	});
 
-	// Never throws: a throw here would fail the call. Only a refusal decided at message_end blocks.
-	pi.on("tool_call", (event) => {
-		const reason = contained("tool-call", () => refusals.verdict(event.toolCallId, event.input));
-		return reason === undefined ? undefined : { block: true, reason };
-	});
-
-	pi.on("tool_result", (event) =>
-		contained("tool-result", () => {
-			const content = feedback.onToolResult(event.toolCallId, event.parentToolCallId, event.content);
-			return content === undefined ? undefined : { content };
-		}),
-	);
-
 	// A turn's held notes and refusals belong to calls that never ran once the next turn starts.
 	pi.on("turn_start", () => {
 		contained("turn-start", () => {
@@ -300,6 +318,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			refusals.clear();
 			silentStops.onTurnStart();
 		});
+		resultNotes.settle();
+		refusalCheck.settle();
 	});
 
 	// Registered only for a turn that stopped silently: pi rebuilds the session's context around every turn_end handler.
@@ -330,6 +350,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			silentStops.reset();
 			echoes.clear();
 		});
+		resultNotes.settle();
+		refusalCheck.settle();
 	});
 
 	pi.on("message_end", (event, ctx) =>

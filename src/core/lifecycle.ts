@@ -75,6 +75,11 @@ export class RepairLifecycle {
 		return this.pending.length;
 	}
 
+	/** Number of notes bound to a call ID and not yet taken (no cleanup first). */
+	get associatedCount(): number {
+		return this.associated.size;
+	}
+
 	/** Queues feedback for a repaired call whose ID is not known yet. */
 	enqueue(toolName: string, args: unknown, feedback: RepairFeedback): void {
 		this.cleanup();

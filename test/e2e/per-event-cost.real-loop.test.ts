@@ -4,7 +4,10 @@
  * (each read builds a record for every registered tool), a tool that
  * becomes active between events is seen at the next one, and the layer
  * holds a `turn_end` handler (which makes pi rebuild the session's context
- * on every turn) only for a turn that stopped silently.
+ * on every turn) only for a turn that stopped silently, and `tool_call` and
+ * `tool_result` handlers (pi builds a context and awaits every handler of
+ * both around each call it runs) only while a refusal or a note waits for
+ * its call.
  *
  * The layer gets pi's real API behind a counting wrapper: every method is
  * pi's own, the wrapper only notes which event was running when a tool list
@@ -147,5 +150,29 @@ describe("pi's tool lists, read once per event, through pi's real agent loop", (
 			.getEntries()
 			.filter((entry) => entry.type === "custom_message" && entry.customType === CONTINUATION_MESSAGE_TYPE);
 		expect(continued).toHaveLength(1);
+	});
+
+	it("holds no tool_call or tool_result handler through valid calls, and each only while a call needs it", async () => {
+		run = await startPiSession({ files: { "a.txt": "hello\n" } });
+		await run.play([
+			{ toolCalls: [{ id: "r1", name: "read", arguments: { path: "a.txt" } }] },
+			{ toolCalls: [{ id: "b1", name: "bash", arguments: { command: "true" } }] },
+			{ text: "Done." },
+		]);
+		expect(run.session.hasExtensionHandlers("tool_call")).toBe(false);
+		expect(run.session.hasExtensionHandlers("tool_result")).toBe(false);
+		// A repaired call's note still reaches its result, and the handler goes once the note is delivered.
+		await run.play(
+			[
+				{ toolCalls: [{ id: "r3", name: "read", arguments: { file_path: "a.txt" } }] },
+				{ toolCalls: [{ id: "r4", name: "read", arguments: { path: "a.txt" } }] },
+				{ text: "Done." },
+			],
+			"again",
+		);
+		expect(run.resultText("r3")).toContain("<repair_note>");
+		expect(run.resultText("r4")).not.toContain("<repair_note>");
+		expect(run.session.hasExtensionHandlers("tool_result")).toBe(false);
+		expect(run.session.hasExtensionHandlers("tool_call")).toBe(false);
 	});
 });

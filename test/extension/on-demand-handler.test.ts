@@ -54,4 +54,32 @@ describe("a handler registered only while it has something to do", () => {
 		expect(h.handlers).toHaveLength(1);
 		expect(h.emit(2)).toEqual([2]);
 	});
+
+	it("stays while more waits for it, and goes at the event after the last, or when settled", () => {
+		const h = host(true);
+		let waiting = 2;
+		const onDemand = new OnDemandHandler(
+			h.on,
+			(event: number) => {
+				waiting--;
+				return event;
+			},
+			() => waiting > 0,
+		);
+		onDemand.want();
+		expect(h.emit(1)).toEqual([1]);
+		expect(h.handlers).toHaveLength(1);
+		expect(h.emit(2)).toEqual([2]);
+		expect(h.handlers).toHaveLength(0);
+		// Dropped without its event: settle() removes it at once.
+		waiting = 5;
+		onDemand.want();
+		onDemand.settle();
+		expect(h.handlers).toHaveLength(1);
+		waiting = 0;
+		onDemand.settle();
+		expect(h.handlers).toHaveLength(0);
+		onDemand.want();
+		expect(h.handlers).toHaveLength(1);
+	});
 });

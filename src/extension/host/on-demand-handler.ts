@@ -1,22 +1,30 @@
 /**
  * A pi event handler registered only while it has something to do.
  *
- * pi runs every `turn_end` handler through its turn boundary, which rebuilds
- * the session's context before and after each handler: work linear in the
- * session's length, on every turn, whether or not the handler acts. A
- * handler that acts on a few turns is registered when one of them comes and
- * removes itself after it runs. A host whose `on` returns no way to remove
- * a handler keeps it registered, and it runs every turn as before.
+ * pi pays for a handler whether or not it acts: around every `turn_end`
+ * handler it rebuilds the session's context (work linear in the session's
+ * length), and for `tool_call` and `tool_result` it builds an extension
+ * context and awaits the handlers around every call it runs. A handler that
+ * acts on a few events is registered when one of them is due and removes
+ * itself once nothing is left for it: after the event it handled, unless
+ * `keep` says more is waiting. A host whose `on` returns no way to remove a
+ * handler keeps it registered, and it runs at every event as before.
  */
 export class OnDemandHandler<E, R> {
 	private readonly register: (handler: (event: E) => R) => unknown;
 	private readonly handle: (event: E) => R;
+	private readonly keep: () => boolean;
 	private registered = false;
 	private remove: (() => void) | undefined;
 
-	constructor(register: (handler: (event: E) => R) => unknown, handle: (event: E) => R) {
+	constructor(
+		register: (handler: (event: E) => R) => unknown,
+		handle: (event: E) => R,
+		keep: () => boolean = () => false,
+	) {
 		this.register = register;
 		this.handle = handle;
+		this.keep = keep;
 	}
 
 	/** Makes sure the handler runs at the next event. */
@@ -27,14 +35,15 @@ export class OnDemandHandler<E, R> {
 			try {
 				return this.handle(event);
 			} finally {
-				this.release();
+				this.settle();
 			}
 		});
 		this.remove = typeof remove === "function" ? (remove as () => void) : undefined;
 	}
 
-	private release(): void {
-		if (this.remove === undefined) return;
+	/** Removes the handler when nothing waits for it any more (after the layer dropped what was waiting). */
+	settle(): void {
+		if (this.remove === undefined || this.keep()) return;
 		this.remove();
 		this.remove = undefined;
 		this.registered = false;

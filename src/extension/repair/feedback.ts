@@ -68,6 +68,8 @@ export interface FeedbackHubOptions {
 	/** Persists one entry (`pi.appendEntry`); the caller contains and reports its failures. */
 	appendEntry?: (customType: string, data: RepairEntryData | LeakEntryData) => void;
 	lifecycle?: RepairLifecycle;
+	/** A note now waits for its call's result (the `tool_result` handler is due). */
+	onHold?: () => void;
 }
 
 function entryFor(toolCallId: string, tool: string, feedback: RepairFeedback): RepairEntryData {
@@ -112,6 +114,7 @@ export function feedbackFromEntry(data: unknown): { toolCallId: string; feedback
 export class RepairFeedbackHub {
 	readonly lifecycle: RepairLifecycle;
 	private readonly appendEntry: FeedbackHubOptions["appendEntry"];
+	private readonly onHold: FeedbackHubOptions["onHold"];
 	/** Indicator info by call ID, for the result renderer and the footer tally. */
 	private readonly shown = new Map<string, RepairFeedback>();
 	/** Notes of nested codemode calls, by parent call ID. */
@@ -122,6 +125,7 @@ export class RepairFeedbackHub {
 	constructor(options: FeedbackHubOptions = {}) {
 		this.lifecycle = options.lifecycle ?? new RepairLifecycle();
 		this.appendEntry = options.appendEntry;
+		this.onHold = options.onHold;
 	}
 
 	/** A call judged at `message_end` (repaired, rescued, renamed or promoted): its note, bound to its ID. */
@@ -129,7 +133,13 @@ export class RepairFeedbackHub {
 		// merge() associates a new ID and combines with an earlier note for a known one.
 		this.lifecycle.merge(toolCallId, feedback);
 		this.show(toolCallId, this.lifecycle.peek(toolCallId) ?? feedback);
+		this.onHold?.();
 		this.persist(toolCallId, toolName, feedback);
+	}
+
+	/** True while a note waits for a call's result (its own, or a codemode parent's). */
+	get holding(): boolean {
+		return this.lifecycle.associatedCount > 0 || this.nested.size > 0;
 	}
 
 	/**

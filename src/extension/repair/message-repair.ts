@@ -214,9 +214,21 @@ const MAX_PENDING_REFUSALS = 256;
  */
 export class PendingRefusals {
 	private readonly byId = new Map<string, PendingRefusal>();
+	/** A refusal now waits for its call (the `tool_call` handler is due). */
+	private readonly onHold: (() => void) | undefined;
+
+	constructor(onHold?: () => void) {
+		this.onHold = onHold;
+	}
 
 	hold(toolCallId: string, refusal: PendingRefusal): void {
 		setNewest(this.byId, toolCallId, refusal, MAX_PENDING_REFUSALS);
+		this.onHold?.();
+	}
+
+	/** True while a refusal waits for its call. */
+	get holding(): boolean {
+		return this.byId.size > 0;
 	}
 
 	/** `tool_call`: the retry message when this call is to be refused, else `undefined` (the call runs). */
