@@ -32,7 +32,7 @@
  * while a refusal or note waits; `turn_start` drops notes of calls that never
  * ran; `turn_end` is listened to only for a turn that
  * stopped silently, to continue it once; `context` rewrites saved tool names a
- * strict provider rejects; `session_shutdown` forgets everything in memory. The result renderer adds a muted
+ * strict provider rejects, listened to only once the session holds one; `session_shutdown` forgets everything in memory. The result renderer adds a muted
  * `🔨 ✓ input repaired (...)` line and the footer counts repairs this session,
  * and the leaked calls whose text was stripped or only observed instead of run.
  *
@@ -41,6 +41,8 @@
  *   pi install npm:pi-repair-layer          # the published package
  */
 import type {
+	ContextEvent,
+	ContextEventResult,
 	ExtensionAPI,
 	ExtensionContext,
 	ToolCallEvent,
@@ -71,7 +73,7 @@ import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extensio
 import { SilentStopGuard } from "./extension/leaks/continuation.ts";
 import { EchoSources } from "./extension/leaks/echo-sources.ts";
 import { createGrammarLeakHandler } from "./extension/leaks/grammar-leaks.ts";
-import { withProviderSafeToolNames } from "./extension/leaks/history-names.ts";
+import { holdsUnsafeName, savedMessages, withProviderSafeToolNames } from "./extension/leaks/history-names.ts";
 import { loadLeakModels } from "./extension/leaks/leak-models.ts";
 import { BuiltinRepairers } from "./extension/repair/builtin-repairers.ts";
 import { CodemodeOwnership, codemodeLine, decideNestedCall } from "./extension/repair/codemode-repair.ts";
@@ -199,6 +201,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		contained("footer", () => updateFooterStatus(ctx, feedback.tally, settings));
 	/** Set when the current message's leaked text was stripped or observed, so the footer is redrawn. */
 	let leaksNoted = false;
+	/** Whether the session holds a tool name a strict provider rejects (then every request is rewritten). */
+	let unsafeNamesSaved = false;
 	let messageModel: () => ExtensionContext["model"] = () => undefined;
 	// The user's message and this run's tool results: a leak repeating them is an echo, never a call.
 	const echoes = new EchoSources();
@@ -278,6 +282,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		warningContext = ctx;
 		cwd = ctx.cwd;
 		silentStops.reset();
+		unsafeNamesSaved = false;
+		historyNames.settle();
+		contained("session-start:history-names", () => noteSavedNames(savedMessages(ctx.sessionManager.getEntries())));
 		contained("session-start:model", () => model.fromContext(ctx));
 		contained("session-start:owners", () => composeOwners(ctx, false));
 		contained("session-start:restore", () => feedback.restore(ctx.sessionManager.getEntries()));
@@ -332,13 +339,27 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	);
 
 	// Only what is sent: a saved tool name a strict provider rejects would fail every later request.
-	pi.on("context", (event) =>
-		contained("context:history-names", () => {
-			survey.refresh();
-			const safe = withProviderSafeToolNames(event.messages, () => survey.allTools().map((tool) => tool.name));
-			return safe === undefined ? undefined : { messages: safe.messages as typeof event.messages };
-		}),
+	const historyNames = new OnDemandHandler<ContextEvent, ContextEventResult | undefined>(
+		(handler) => pi.on("context", handler),
+		(event) =>
+			contained("context:history-names", () => {
+				survey.refresh();
+				const safe = withProviderSafeToolNames(event.messages, () => survey.allTools().map((tool) => tool.name));
+				return safe === undefined ? undefined : { messages: safe.messages as typeof event.messages };
+			}),
+		() => unsafeNamesSaved,
 	);
+	/**
+	 * Names reach the session only through messages pi finishes (each passes
+	 * message_end) or with the session itself (read at session_start): pi
+	 * filters the whole history around every context handler, so the layer
+	 * listens only once the session holds a name to rewrite.
+	 */
+	const noteSavedNames = (messages: readonly unknown[]) => {
+		if (unsafeNamesSaved || !holdsUnsafeName(messages)) return;
+		unsafeNamesSaved = true;
+		historyNames.want();
+	};
 
 	pi.on("session_shutdown", () => {
 		contained("session-shutdown", () => {
@@ -363,6 +384,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			contained("message-end:echo-sources", () => echoes.note(event.message));
 			leaksNoted = false;
 			const final = runMessageEndStages(stages, event.message, contained);
+			contained("message-end:history-names", () => noteSavedNames([final ?? event.message]));
 			if (silentStops.wantsTurnEnd()) contained("message-end:continuation", () => continuation.want());
 			if (event.message.role === "assistant" && (final !== undefined || leaksNoted)) showTally(ctx);
 			return final === undefined ? undefined : { message: final as typeof event.message };

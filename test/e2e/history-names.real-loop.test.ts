@@ -4,6 +4,7 @@
  * script and keeps what each request sent): the provider receives a safe
  * name on the call and on its result, the session keeps the model's name.
  */
+import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { isProviderSafeToolName } from "../../src/extension/leaks/history-names.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
@@ -89,5 +90,56 @@ describe("saved tool names a strict provider rejects, through pi's real agent lo
 		const { calls, results } = namesSent(run.providerMessages()[1] ?? []);
 		expect(calls).toEqual(["made_up_tool"]);
 		expect(results).toEqual(["made_up_tool"]);
+	});
+
+	it("holds no context handler while every saved name is safe (pi filters the history around each one)", async () => {
+		run = await startPiSession({ files: { "a.txt": "hello\n" } });
+		await run.play([{ toolCalls: [{ id: "c1", name: "read", arguments: { path: "a.txt" } }] }, { text: "Ok." }]);
+		expect(run.session.hasExtensionHandlers("context")).toBe(false);
+		await run.play(
+			[{ toolCalls: [{ id: "c2", name: SPACED, arguments: { path: "a.txt" } }] }, { text: "Ok." }],
+			"go on",
+		);
+		expect(run.session.hasExtensionHandlers("context")).toBe(true);
+		const { calls, results } = namesSent(run.providerMessages()[3] ?? []);
+		expect(calls).toHaveLength(2);
+		expect(calls.every(isProviderSafeToolName)).toBe(true);
+		expect(results).toEqual(calls);
+	});
+
+	it("rewrites a name saved in a session before it was resumed", async () => {
+		const sessionManager = SessionManager.inMemory();
+		sessionManager.appendMessage({ role: "user", content: "read it", timestamp: 1 });
+		sessionManager.appendMessage({
+			role: "assistant",
+			content: [{ type: "toolCall", id: "old1", name: SPACED, arguments: { path: "a.txt" } }],
+			api: "faux",
+			provider: "faux",
+			model: "faux-1",
+			usage: {
+				input: 0,
+				output: 0,
+				cacheRead: 0,
+				cacheWrite: 0,
+				totalTokens: 0,
+				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+			},
+			stopReason: "toolUse",
+			timestamp: 2,
+		} as never);
+		sessionManager.appendMessage({
+			role: "toolResult",
+			toolCallId: "old1",
+			toolName: SPACED,
+			content: [{ type: "text", text: "Tool read file not found" }],
+			isError: true,
+			timestamp: 3,
+		} as never);
+		run = await startPiSession({ files: { "a.txt": "hello\n" }, sessionManager });
+		await run.play([{ text: "Ok." }], "and now?");
+		const { calls, results } = namesSent(run.providerMessages()[0] ?? []);
+		expect(calls).toHaveLength(1);
+		expect(calls[0]).toMatch(/^read_file_[0-9a-f]{8}$/);
+		expect(results).toEqual(calls);
 	});
 });

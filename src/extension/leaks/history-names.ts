@@ -69,6 +69,18 @@ function someName(messages: readonly unknown[], visit: (name: string) => boolean
 	return false;
 }
 
+/** True when a tool name the messages carry (on a call or a result) is one a strict provider rejects. */
+export function holdsUnsafeName(messages: readonly unknown[]): boolean {
+	return someName(messages, (name) => !isProviderSafeToolName(name));
+}
+
+/** The messages a session's entries hold (pi's `message` entries), in order. */
+export function savedMessages(entries: readonly unknown[]): unknown[] {
+	const messages: unknown[] = [];
+	for (const entry of entries) if (isRecord(entry) && entry.type === "message") messages.push(entry.message);
+	return messages;
+}
+
 /** Every tool name the messages carry: on assistant tool calls and on tool results. */
 function namesIn(messages: readonly unknown[]): Set<string> {
 	const names = new Set<string>();
@@ -91,7 +103,7 @@ export function providerSafeNames(
 	knownTools: Iterable<string> | (() => Iterable<string>),
 ): Map<string, string> {
 	const renames = new Map<string, string>();
-	if (!someName(messages, (name) => !isProviderSafeToolName(name))) return renames;
+	if (!holdsUnsafeName(messages)) return renames;
 	const names = namesIn(messages);
 	const known = new Set(typeof knownTools === "function" ? knownTools() : knownTools);
 	const unsafe = [...names].filter((name) => !known.has(name) && !isProviderSafeToolName(name)).sort();
