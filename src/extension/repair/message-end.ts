@@ -46,9 +46,9 @@ export function runMessageEndStages(
 	const pass: PassContext = { original: message };
 	let current = message;
 	for (const stage of stages) {
-		const next = contained(`message-end:${stage.label}`, () =>
-			stage.enabled(current) ? stage.run(current, pass) : undefined,
-		);
+		// Whether a row runs reads only the role and the live settings; the boundary is for its work, on every message pi finishes.
+		if (!stage.enabled(current)) continue;
+		const next = contained(`message-end:${stage.label}`, () => stage.run(current, pass));
 		if (next !== undefined) current = next;
 	}
 	return current === message ? undefined : current;

@@ -89,13 +89,19 @@ export class CallTargets {
 	 * nested calls (`ctx.executeTool`) reach every tool pi lists.
 	 */
 	forMessage(reach: "active" | "all" = "active"): (toolName: string) => CallTarget | undefined {
-		let tools: Map<string, ToolInfo> | undefined;
-		const resolved = new Map<string, CallTarget | undefined>();
+		let resolved: Map<string, CallTarget | undefined> | undefined;
+		let all: readonly ToolInfo[] | undefined;
+		let active: readonly string[] | undefined;
 		return (toolName) => {
-			if (resolved.has(toolName)) return resolved.get(toolName);
-			tools ??= this.toolInfo(reach);
-			const tool = tools.get(toolName);
+			if (resolved?.has(toolName) === true) return resolved.get(toolName);
+			// A message names a few tools: each is looked up in pi's lists where it is, the lists read once.
+			if (reach === "active") active ??= this.source.activeTools();
+			const tool =
+				active?.includes(toolName) === false
+					? undefined
+					: (all ??= this.source.allTools()).find((info) => info.name === toolName);
 			const target = tool === undefined ? undefined : this.targetOf(tool);
+			resolved ??= new Map();
 			resolved.set(toolName, target);
 			return target;
 		};
@@ -107,13 +113,6 @@ export class CallTargets {
 		return builtin === undefined
 			? { repairer: this.foreign(tool), builtin: false }
 			: { repairer: builtin, builtin: true };
-	}
-
-	private toolInfo(reach: "active" | "all"): Map<string, ToolInfo> {
-		const active = reach === "active" ? new Set(this.source.activeTools()) : undefined;
-		const tools = new Map<string, ToolInfo>();
-		for (const tool of this.source.allTools()) if (active?.has(tool.name) !== false) tools.set(tool.name, tool);
-		return tools;
 	}
 
 	/** The schema-rules repairer of a tool pi does not own, rebuilt when its schema, owner or aliases change. */
