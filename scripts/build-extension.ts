@@ -11,8 +11,7 @@
  * (fast, with pi's compile cache) and whose imports of pi's packages are replaced by
  * shims reading the host's modules from `dist/bundle/host.js`. The manifest's
  * entry (`extension.ts`, small, compiled by pi's loader so its own imports are the
- * host's) fills that slot before it loads the bundle. The parts a session needs
- * only on demand (the commands' views, the stats) stay in chunks loaded at first use.
+ * host's) fills that slot before it loads the bundle.
  */
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";

@@ -9,6 +9,14 @@
  * alternate (the order flips every pair), so both arms see the same load on a
  * shared machine; the medians of each arm, their ratio and difference, and the
  * median of the per-pair ratios are printed.
+ *
+ * CPU time on a shared machine swings by several percent from run to run,
+ * more than the differences these benchmarks look for. `INSTRUCTIONS=<n>`
+ * adds `n` pairs counted by valgrind's callgrind instead: the instructions
+ * the pi process executed, which repeat to within about 0.1% between runs
+ * of the same session whatever else the machine is doing (about a minute
+ * per run for the session benchmark). Skipped, with a line saying so, when
+ * valgrind is not installed.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -46,8 +54,22 @@ export interface PairedOptions {
 	pairs: number;
 }
 
+/** How one run is measured: the preload's CPU and memory, or callgrind's instruction count. */
+type Meter = "usage" | "instructions";
+
 /** Runs pi once and returns the usage its preload recorded. */
 export function runPi(arm: Arm, scriptPath: string, files: Record<string, string> = {}): Usage {
+	return JSON.parse(runMetered(arm, scriptPath, files, "usage")) as Usage;
+}
+
+/** Runs pi once under callgrind and returns the instructions the pi process executed. */
+export function countInstructions(arm: Arm, scriptPath: string, files: Record<string, string> = {}): number {
+	const refs = /I\s+refs:\s+([\d,]+)/.exec(runMetered(arm, scriptPath, files, "instructions"));
+	if (refs?.[1] === undefined) throw new Error("callgrind printed no instruction count");
+	return Number(refs[1].replaceAll(",", ""));
+}
+
+function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>, meter: Meter): string {
 	const work = mkdtempSync(join(tmpdir(), "pi-repair-bench-"));
 	try {
 		const workspace = join(work, "workspace");
@@ -56,11 +78,15 @@ export function runPi(arm: Arm, scriptPath: string, files: Record<string, string
 		const agentDir = arm.agentDir ?? join(work, "agent");
 		mkdirSync(agentDir, { recursive: true });
 		const usagePath = join(work, "usage.json");
+		const node = [process.execPath, ...(meter === "usage" ? ["--import", USAGE] : [])];
+		const command =
+			meter === "usage"
+				? node
+				: ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--trace-children=no", ...node];
 		const result = spawnSync(
-			process.execPath,
+			command[0] ?? process.execPath,
 			[
-				"--import",
-				USAGE,
+				...command.slice(1),
 				PI_BIN,
 				"-p",
 				"--no-session",
@@ -92,9 +118,9 @@ export function runPi(arm: Arm, scriptPath: string, files: Record<string, string
 				},
 			},
 		);
-		if (result.status !== 0 || !existsSync(usagePath))
+		if (result.status !== 0 || (meter === "usage" && !existsSync(usagePath)))
 			throw new Error(`pi exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
-		return JSON.parse(readFileSync(usagePath, "utf8")) as Usage;
+		return meter === "usage" ? readFileSync(usagePath, "utf8") : result.stderr;
 	} finally {
 		rmSync(work, { recursive: true, force: true });
 	}
@@ -154,10 +180,36 @@ export function pairedRuns(options: PairedOptions): PairedResult {
 				` (${result.rssDifferenceMiB >= 0 ? "+" : ""}${result.rssDifferenceMiB.toFixed(1)} MiB)` +
 				`  ${options.pairs} pairs`,
 		);
+		countedPairs(options, scriptPath);
 		return result;
 	} finally {
 		rmSync(scriptDir, { recursive: true, force: true });
 	}
+}
+
+/** `INSTRUCTIONS=<n>` pairs counted by callgrind, alternating like the CPU pairs; prints the medians and their ratio. */
+function countedPairs(options: PairedOptions, scriptPath: string): void {
+	const pairs = Number(process.env.INSTRUCTIONS);
+	if (!Number.isInteger(pairs) || pairs <= 0) return;
+	if (spawnSync("valgrind", ["--version"]).status !== 0) {
+		console.log(`${options.label.padEnd(28)} instructions: skipped, valgrind is not installed`);
+		return;
+	}
+	const without: number[] = [];
+	const withLayer: number[] = [];
+	for (let pair = 0; pair < pairs; pair += 1) {
+		const order = pair % 2 === 0 ? [false, true] : [true, false];
+		for (const layered of order) {
+			if (layered) withLayer.push(countInstructions(options.with, scriptPath, options.files));
+			else without.push(countInstructions(options.without, scriptPath, options.files));
+		}
+	}
+	const before = median(without);
+	const after = median(withLayer);
+	console.log(
+		`${options.label.padEnd(28)} instructions ${(before / 1e6).toFixed(0)}M -> ${(after / 1e6).toFixed(0)}M` +
+			` (${(after / before).toFixed(4)}x, +${((after - before) / 1e6).toFixed(0)}M)  ${pairs} pairs`,
+	);
 }
 
 /** How many pairs to run: `PAIRS=<n>` in the environment, else `fallback`. */

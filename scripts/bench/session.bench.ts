@@ -7,7 +7,8 @@
  * `npm run build`) in turn (scripts/bench/pi-cli-runs.ts). Prints user+system
  * CPU and peak RSS medians, their ratio and difference; the startup share is
  * in `npm run bench -- startup`. The budget: at most 2% more CPU for the whole
- * session. `PAIRS=<n>` sets the number of pairs (default 5).
+ * session. `PAIRS=<n>` sets the number of pairs (default 5); `INSTRUCTIONS=<n>`
+ * adds n pairs counted in instructions by callgrind (scripts/bench/pi-cli-runs.ts).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
