@@ -96,10 +96,11 @@ export class CallTargets {
 			if (resolved?.has(toolName) === true) return resolved.get(toolName);
 			// A message names a few tools: each is looked up in pi's lists where it is, the lists read once.
 			if (reach === "active") active ??= this.source.activeTools();
-			const tool =
-				active?.includes(toolName) === false
-					? undefined
-					: (all ??= this.source.allTools()).find((info) => info.name === toolName);
+			let tool: ToolInfo | undefined;
+			if (active?.includes(toolName) !== false) {
+				all ??= this.source.allTools();
+				tool = all.find((info) => info.name === toolName);
+			}
 			const target = tool === undefined ? undefined : this.targetOf(tool);
 			resolved ??= new Map();
 			resolved.set(toolName, target);
