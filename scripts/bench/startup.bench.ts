@@ -12,7 +12,8 @@
  *   - built checkout: `pi -e <this checkout>` after `npm run build`.
  * Prints user+system CPU and peak RSS medians, their ratio and difference.
  * The budget: at most 5% more CPU and 8 MiB more peak memory. `PAIRS=<n>`
- * sets the number of pairs (default 15).
+ * sets the number of pairs (default 15); `INSTRUCTIONS=<n>` adds n pairs
+ * counted in instructions by callgrind (scripts/bench/pi-cli-runs.ts).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
