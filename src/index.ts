@@ -109,7 +109,6 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	/** The session's cwd: pi's built-in definitions (and so the built-in repairers) are made for it. */
 	let cwd = process.cwd();
 	const model = new ModelTracker();
-	// A host that cannot persist an entry still shows and notes the repair.
 	// pi builds a context and awaits every tool_result handler around each call: listen only while a note waits.
 	const resultNotes = new OnDemandHandler<ToolResultEvent, ToolResultEventResult | undefined>(
 		(handler) => pi.on("tool_result", handler),
@@ -120,6 +119,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			}),
 		() => feedback.holding,
 	);
+	// A host that cannot persist an entry still shows and notes the repair.
 	const feedback = new RepairFeedbackHub({
 		appendEntry: (type, data) => contained(`append-entry:${type}`, () => pi.appendEntry(type, data)),
 		onHold: () => resultNotes.want(),
@@ -283,8 +283,10 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		cwd = ctx.cwd;
 		silentStops.reset();
 		unsafeNamesSaved = false;
-		historyNames.settle();
-		contained("session-start:history-names", () => noteSavedNames(savedMessages(ctx.sessionManager.getEntries())));
+		contained("session-start:history-names", () => {
+			historyNames.settle();
+			noteSavedNames(savedMessages(ctx.sessionManager.getEntries()));
+		});
 		contained("session-start:model", () => model.fromContext(ctx));
 		contained("session-start:owners", () => composeOwners(ctx, false));
 		contained("session-start:restore", () => feedback.restore(ctx.sessionManager.getEntries()));
@@ -324,9 +326,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			feedback.endTurn();
 			refusals.clear();
 			silentStops.onTurnStart();
+			resultNotes.settle();
+			refusalCheck.settle();
 		});
-		resultNotes.settle();
-		refusalCheck.settle();
 	});
 
 	// Registered only for a turn that stopped silently: pi rebuilds the session's context around every turn_end handler.
@@ -370,9 +372,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			foreignOwners.clear();
 			silentStops.reset();
 			echoes.clear();
+			resultNotes.settle();
+			refusalCheck.settle();
 		});
-		resultNotes.settle();
-		refusalCheck.settle();
 	});
 
 	pi.on("message_end", (event, ctx) =>
