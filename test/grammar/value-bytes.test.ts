@@ -203,6 +203,12 @@ describe("a value that spells further parameters of its own family", () => {
 			"invoke",
 			`<invoke name="write">\n<parameter name="path">a.txt</parameter>\n<parameter name="content">x</parameter>\n<parameter name="path">.bashrc</parameter>\n</invoke>`,
 		],
+		// Python keeps the last of two keyword arguments of one name; the model's own call is ambiguous.
+		["llama (python_start)", '<|python_start|>write(path="a.txt", content="x", path=".bashrc")<|python_end|>'],
+		["llama (pythonic list)", '<|python_start|>[write(path="a.txt", content="x", path=".bashrc")]<|python_end|>'],
+		["llama (python_tag)", '<|python_tag|>write(path="a.txt", content="x", path=".bashrc")'],
+		["olmo", '<function_calls>\nwrite(path="a.txt", content="x", path=".bashrc")\n</function_calls>'],
+		["granite", 'write(path="a.txt", content="x", path=".bashrc")'],
 	])("%s: a key written twice never runs", (_family, text) => {
 		const result = recover(text);
 		expect(result.promoted).toBe(false);

@@ -13,7 +13,7 @@
  * Linear: one pass over line starts; paren matching goes through the text's
  * shared, memoizing bracket matcher.
  */
-import { bracketMatcherFor, pythonicCallAtLine } from "../scan.ts";
+import { bracketMatcherFor, callFields, pythonicCallAtLine } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
 /** Bare pythonic call lines outside fences. */
@@ -29,7 +29,7 @@ export function parseGranite(context: ScanContext): GrammarCandidate[] {
 			: pythonicCallAtLine(text, lineStart, text.length, matcher);
 		let next: number;
 		if (call) {
-			found.push({ name: call.name, arguments: call.arguments, grammar: "granite", start: lineStart, end: call.end });
+			found.push({ ...callFields(call), grammar: "granite", start: lineStart, end: call.end });
 			next = text.indexOf("\n", call.end);
 		} else {
 			next = text.indexOf("\n", lineStart);

@@ -36,6 +36,7 @@
 import {
 	bracketMatcherFor,
 	type CaselessText,
+	callFields,
 	callsFromJson,
 	caselessTextOf,
 	codeOpeningBrace,
@@ -90,7 +91,7 @@ function parseTagAt(
 	let end = absorbEndToken(text, lower, call.end);
 	if (skipWhitespace(text, end, lineEnd) === lineEnd) end = lineEnd;
 	return {
-		found: [{ name: call.name, arguments: call.arguments, grammar: "llama", start: at, end }],
+		found: [{ ...callFields(call), grammar: "llama", start: at, end }],
 		resume: end,
 	};
 }
@@ -119,7 +120,7 @@ function pythonicListCalls(inner: string): JsonCall[] | undefined {
 	for (const piece of splitTopLevel(inner)) {
 		const call = pythonicCallAtLine(piece, 0);
 		if (!call || piece.slice(call.end).trim() !== "") return undefined;
-		calls.push({ name: call.name, arguments: call.arguments });
+		calls.push(callFields(call));
 	}
 	return calls.length > 0 ? calls : undefined;
 }
@@ -148,7 +149,7 @@ function pythonStartBlockAt(context: ScanContext, at: number): { calls: JsonCall
 		const call = pythonicCallAtLine(text, body, text.length, matcher);
 		if (!call) return undefined;
 		close = call.end;
-		calls = [{ name: call.name, arguments: call.arguments }];
+		calls = [callFields(call)];
 	}
 	const endToken = skipWhitespace(text, close);
 	if (!calls || calls.length === 0 || !caselessTextOf(context).startsWith(PYTHON_END, endToken)) return undefined;

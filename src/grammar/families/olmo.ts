@@ -15,6 +15,7 @@
 import {
 	type BracketMatcher,
 	bracketMatcherFor,
+	callFields,
 	caselessTextOf,
 	forwardFinder,
 	type JsonCall,
@@ -43,7 +44,7 @@ function callsInBody(
 	while (lineStart < limit) {
 		const call = pythonicCallAtLine(text, lineStart, text.length, matcher);
 		const fits = call !== undefined && call.end <= limit;
-		if (fits) calls.push({ name: call.name, arguments: call.arguments });
+		if (fits) calls.push(callFields(call));
 		const next = nextNewline(fits ? call.end : lineStart);
 		if (next === -1 || next >= limit) break;
 		lineStart = next + 1;
@@ -67,7 +68,7 @@ export function parseOlmo(context: ScanContext): GrammarCandidate[] {
 		const end = close + CLOSER.length;
 		if (!context.isInsideFence(open)) {
 			for (const call of callsInBody(text, bodyStart, close, matcher, nextNewline)) {
-				out.push({ name: call.name, arguments: call.arguments, grammar: "olmo", start: open, end });
+				out.push({ ...callFields(call), grammar: "olmo", start: open, end });
 			}
 		}
 		open = lower.indexOf(OPENER, end);

@@ -65,6 +65,8 @@ export function argumentsFromJsonText(text: string): Record<string, unknown> {
 export interface JsonCall {
 	name: string;
 	arguments: Record<string, unknown>;
+	/** The call cannot run as written (a pythonic keyword given twice): its text is stripped, never promoted. */
+	stripOnly?: true;
 }
 
 /**

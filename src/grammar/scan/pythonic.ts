@@ -161,18 +161,37 @@ function parsePythonicValue(raw: string): unknown {
 	return parsed === undefined ? v : parsed;
 }
 
-/** Keyword arguments of a pythonic call's argument text; positional pieces are ignored. */
-export function parsePythonicArgs(argsText: string): Record<string, unknown> {
-	const args: Record<string, unknown> = {};
-	if (argsText.trim() === "") return args;
+/** The keyword pieces of a pythonic call's argument text, as written: key and raw value; positional pieces are left out. */
+function keywordPieces(argsText: string): Array<[key: string, raw: string]> {
+	const pieces: Array<[string, string]> = [];
+	if (argsText.trim() === "") return pieces;
 	for (const piece of splitTopLevel(argsText)) {
 		const eq = topLevelEquals(piece);
 		if (eq === -1) continue;
 		const key = piece.slice(0, eq).trim();
-		if (!isIdentifier(key)) continue;
-		defineOwn(args, key, parsePythonicValue(piece.slice(eq + 1)));
+		if (isIdentifier(key)) pieces.push([key, piece.slice(eq + 1)]);
 	}
+	return pieces;
+}
+
+/** Keyword arguments of a pythonic call's argument text; positional pieces are ignored. */
+export function parsePythonicArgs(argsText: string): Record<string, unknown> {
+	const args: Record<string, unknown> = {};
+	for (const [key, raw] of keywordPieces(argsText)) defineOwn(args, key, parsePythonicValue(raw));
 	return args;
+}
+
+/** True when a keyword is written twice: Python keeps the last, so which value the model meant is not known. */
+function repeatsKeyword(argsText: string): boolean {
+	const keys = keywordPieces(argsText).map(([key]) => key);
+	return new Set(keys).size !== keys.length;
+}
+
+/** A call's name and arguments, carrying `stripOnly` when it cannot run as written (a keyword given twice). */
+export function callFields(call: JsonCall): JsonCall {
+	return call.stripOnly === true
+		? { name: call.name, arguments: call.arguments, stripOnly: true }
+		: { name: call.name, arguments: call.arguments };
 }
 
 /** A pythonic call found in text, with the span from its name to its closing paren. */
@@ -204,13 +223,16 @@ export function pythonicCallAtLine(
 	if (open >= limit || text.charCodeAt(open) !== codeOpenParenthesis) return undefined;
 	const end = findMatchingParen(text, open, limit, matcher);
 	if (end === -1) return undefined;
-	return {
+	const argsText = text.slice(open + 1, end - 1);
+	const call: PythonicCall = {
 		name: text.slice(start, identEnd),
-		arguments: parsePythonicArgs(text.slice(open + 1, end - 1)),
+		arguments: parsePythonicArgs(argsText),
 		lineStart,
 		start,
 		end,
 	};
+	if (repeatsKeyword(argsText)) call.stripOnly = true;
+	return call;
 }
 
 /**
