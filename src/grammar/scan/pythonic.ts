@@ -174,17 +174,21 @@ function keywordPieces(argsText: string): Array<[key: string, raw: string]> {
 	return pieces;
 }
 
-/** Keyword arguments of a pythonic call's argument text; positional pieces are ignored. */
-export function parsePythonicArgs(argsText: string): Record<string, unknown> {
+/** The arguments the keyword pieces spell. */
+function argumentsOf(pieces: ReadonlyArray<readonly [key: string, raw: string]>): Record<string, unknown> {
 	const args: Record<string, unknown> = {};
-	for (const [key, raw] of keywordPieces(argsText)) defineOwn(args, key, parsePythonicValue(raw));
+	for (const [key, raw] of pieces) defineOwn(args, key, parsePythonicValue(raw));
 	return args;
 }
 
+/** Keyword arguments of a pythonic call's argument text; positional pieces are ignored. */
+export function parsePythonicArgs(argsText: string): Record<string, unknown> {
+	return argumentsOf(keywordPieces(argsText));
+}
+
 /** True when a keyword is written twice: Python keeps the last, so which value the model meant is not known. */
-function repeatsKeyword(argsText: string): boolean {
-	const keys = keywordPieces(argsText).map(([key]) => key);
-	return new Set(keys).size !== keys.length;
+function repeatsKeyword(pieces: ReadonlyArray<readonly [key: string, raw: string]>): boolean {
+	return new Set(pieces.map(([key]) => key)).size !== pieces.length;
 }
 
 /** A call's name and arguments, carrying `stripOnly` when it cannot run as written (a keyword given twice). */
@@ -223,15 +227,16 @@ export function pythonicCallAtLine(
 	if (open >= limit || text.charCodeAt(open) !== codeOpenParenthesis) return undefined;
 	const end = findMatchingParen(text, open, limit, matcher);
 	if (end === -1) return undefined;
-	const argsText = text.slice(open + 1, end - 1);
+	// One split of the argument text serves the arguments and the repeated-keyword check.
+	const pieces = keywordPieces(text.slice(open + 1, end - 1));
 	const call: PythonicCall = {
 		name: text.slice(start, identEnd),
-		arguments: parsePythonicArgs(argsText),
+		arguments: argumentsOf(pieces),
 		lineStart,
 		start,
 		end,
 	};
-	if (repeatsKeyword(argsText)) call.stripOnly = true;
+	if (repeatsKeyword(pieces)) call.stripOnly = true;
 	return call;
 }
 
