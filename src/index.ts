@@ -283,13 +283,15 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		cwd = ctx.cwd;
 		silentStops.reset();
 		unsafeNamesSaved = false;
+		// pi copies the session's entries on each read: one read serves the saved names and the restored notes.
+		const entries = contained("session-start:entries", () => ctx.sessionManager.getEntries()) ?? [];
 		contained("session-start:history-names", () => {
 			historyNames.settle();
-			noteSavedNames(savedMessages(ctx.sessionManager.getEntries()));
+			noteSavedNames(savedMessages(entries));
 		});
 		contained("session-start:model", () => model.fromContext(ctx));
 		contained("session-start:owners", () => composeOwners(ctx, false));
-		contained("session-start:restore", () => feedback.restore(ctx.sessionManager.getEntries()));
+		contained("session-start:restore", () => feedback.restore(entries));
 		contained("session-start:tally", () => showTally(ctx));
 		for (const warning of settingsWarnings) contained("session-start:warning", () => showSettingsWarning(ctx, warning));
 		settingsWarnings = [];
