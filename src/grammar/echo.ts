@@ -12,7 +12,7 @@
  */
 import { stableSerialize } from "../core/stable-serialize.ts";
 import { collectCandidates } from "./parse.ts";
-import { isWhitespace } from "./scan.ts";
+import { isWhitespace, mayHoldMarkup } from "./scan.ts";
 import type { EchoIndex, GrammarName, ScanContext } from "./types.ts";
 import { GRAMMAR_NAMES } from "./types.ts";
 
@@ -42,6 +42,7 @@ function callKey(name: string, args: unknown): string {
 
 /** Every call any family reads in `text`, quoted or not: a source quotes what it likes. */
 function callKeysIn(text: string, keys: Set<string>): void {
+	if (!mayHoldMarkup(text)) return;
 	const context: ScanContext = {
 		text,
 		isInsideFence: () => false,

@@ -8,6 +8,7 @@
  */
 import { FAMILY_STEPS } from "./families/index.ts";
 import { createScanContext } from "./fences.ts";
+import { mayHoldMarkup } from "./scan.ts";
 import { selectCandidates } from "./select.ts";
 import type { ContainedErrorReporter, GrammarCandidate, GrammarName, RecoveredToolCall, ScanContext } from "./types.ts";
 import { GRAMMAR_NAMES } from "./types.ts";
@@ -35,7 +36,7 @@ function enabledSet(grammars: Iterable<GrammarName> | undefined): Set<GrammarNam
 
 /** Selected candidates (strip-only ones included) of one text. */
 export function detectGrammarLeaks(text: string, grammars?: Iterable<GrammarName>): GrammarCandidate[] {
-	if (typeof text !== "string" || text === "") return [];
+	if (typeof text !== "string" || !mayHoldMarkup(text)) return [];
 	const context = createScanContext(text, enabledSet(grammars));
 	return selectCandidates(collectCandidates(context), text);
 }

@@ -9,7 +9,7 @@
  * Spellings nest with each other; an opener left unclosed runs to the end of
  * the text, and a closer with no opener marks everything before it.
  */
-import { allIndexesOf, CaselessText, codeGreaterThan, indexOfBefore, isWhitespace } from "./scan.ts";
+import { allIndexesOf, CaselessText, codeGreaterThan, indexOfBefore, isWhitespace, mayHoldMarkup } from "./scan.ts";
 
 export interface TextSpan {
 	start: number;
@@ -69,6 +69,7 @@ function mayHoldReasoning(lower: CaselessText): boolean {
  * an unclosed opener to the end, and a lone closer over everything before it.
  */
 export function reasoningSpans(text: string): TextSpan[] {
+	if (!mayHoldMarkup(text)) return [];
 	const lower = new CaselessText(text);
 	if (!mayHoldReasoning(lower)) return [];
 	let spans: TextSpan[] = [];

@@ -34,6 +34,7 @@ import { createProvenanceJudge, endsText } from "../../grammar/provenance.ts";
 import { cutRanges, removeRanges } from "../../grammar/ranges.ts";
 import { reasoningSpans } from "../../grammar/reasoning.ts";
 import { judgeLeaks, scannableField } from "../../grammar/recover.ts";
+import { mayHoldMarkup } from "../../grammar/scan.ts";
 import type { MinimalAssistantMessage } from "../../grammar/types.ts";
 import type { RepairSettings } from "../host/types.ts";
 
@@ -157,7 +158,7 @@ export class SilentStopGuard {
 	private closingLeakOf(message: MinimalAssistantMessage): { tool: string | undefined } | undefined {
 		if (this.deps.settings().grammarRecovery === "off") return undefined;
 		const text = lastText(message);
-		if (text === undefined) return undefined;
+		if (text === undefined || !mayHoldMarkup(text)) return undefined;
 		// The grammars the leak handler looks for: sentinel-framed ones from any model, the rest by model id.
 		const leaks = detectGrammarLeaks(text, leakGrammarsFor(this.deps.modelId(), this.deps.leakModels?.()));
 		const last = leaks.reduce<(typeof leaks)[number] | undefined>(

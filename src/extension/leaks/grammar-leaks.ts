@@ -34,6 +34,7 @@ import type { RepairFeedback } from "../../core/types.ts";
 import { createEchoIndex, NO_ECHOES } from "../../grammar/echo.ts";
 import { type LeakModelPatterns, leakGrammarsFor } from "../../grammar/models.ts";
 import { recoverGrammarLeaks, scannableField } from "../../grammar/recover.ts";
+import { mayHoldMarkup } from "../../grammar/scan.ts";
 import { mergeSplitCall } from "../../grammar/split-call.ts";
 import type { MinimalAssistantMessage } from "../../grammar/types.ts";
 import { createContained, reportContainedError } from "../host/contained.ts";
@@ -92,6 +93,12 @@ function knownToolsFor(settings: RepairSettings, deps: GrammarLeakHandlerDeps): 
 	return new Set(allowed.length > 0 ? allowed : deps.activeTools());
 }
 
+/** A text or reasoning part whose text could hold a grammar's markup. */
+function mayHoldLeak(part: MinimalAssistantMessage["content"][number]): boolean {
+	const field = scannableField(part);
+	return field !== undefined && mayHoldMarkup(String((part as Record<string, unknown>)[field]));
+}
+
 function isAssistantMessage(message: unknown): message is MinimalAssistantMessage {
 	return (
 		message !== null &&
@@ -143,8 +150,8 @@ export function createGrammarLeakHandler(deps: GrammarLeakHandlerDeps): GrammarL
 		const mode = settings.grammarRecovery;
 		if (mode === "off") return undefined;
 		if (!isAssistantMessage(message)) return undefined;
-		// Most replies are calls alone: with no text or reasoning there is nothing to scan or to build options for.
-		if (!message.content.some((part) => scannableField(part) !== undefined)) return undefined;
+		// Most replies are calls alone or plain prose: with no markup in any text or reasoning there is nothing to scan.
+		if (!message.content.some(mayHoldLeak)) return undefined;
 		const merged = splitCall(message);
 		if (merged !== undefined) return merged;
 		const model = deps.modelId();

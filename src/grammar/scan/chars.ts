@@ -114,3 +114,16 @@ export function isApostrophe(text: string, at: number): boolean {
 	const before = text.charCodeAt(at - 1);
 	return isAsciiLetter(before) || isDigit(before);
 }
+
+/** A character no call grammar or reasoning tag can do without; text free of them holds neither. */
+const OUTSIDE_PLAIN_TEXT = /[^A-Za-z0-9_\s.,!?'-]/;
+
+/**
+ * False for plain text (letters, digits, `_`, whitespace and `.,!?'-`): every
+ * family needs a tag, bracket, brace, parenthesis, `=` or `|` (or a look-alike
+ * outside ASCII) to write a call, and every reasoning tag a `<`, `[` or `▷`,
+ * so such text holds neither and no scanner has to run over it.
+ */
+export function mayHoldMarkup(text: string): boolean {
+	return OUTSIDE_PLAIN_TEXT.test(text);
+}
