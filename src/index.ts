@@ -80,7 +80,13 @@ import { CodemodeOwnership, codemodeLine, decideNestedCall } from "./extension/r
 import { RepeatFailureTracker } from "./extension/repair/escalation.ts";
 import { RepairFeedbackHub } from "./extension/repair/feedback.ts";
 import { layerStages, runMessageEndStages } from "./extension/repair/message-end.ts";
-import { CallTargets, JudgedArgs, judgeToolCalls, PendingRefusals } from "./extension/repair/message-repair.ts";
+import {
+	CallTargets,
+	JudgedArgs,
+	judgeToolCalls,
+	PendingRefusals,
+	settledMessage,
+} from "./extension/repair/message-repair.ts";
 import { ModelTracker } from "./extension/repair/model-tracker.ts";
 import type { RepairDeps } from "./extension/repair/prepare.ts";
 import { renameFeedback, renameLeakedToolNames, withAvailableTools } from "./extension/repair/tool-names.ts";
@@ -91,6 +97,7 @@ import {
 	isBuiltinToolName,
 } from "./extension/repair/tool-owners.ts";
 import { ToolSurvey } from "./extension/repair/tool-survey.ts";
+import { mayHoldLeak } from "./grammar/recover.ts";
 
 export default function toolRepairExtension(pi: ExtensionAPI): void {
 	// Any failure inside the extension is reported and leaves pi to carry on as it would alone.
@@ -387,7 +394,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			messageModel = () => ctx.model;
 			contained("message-end:echo-sources", () => echoes.note(event.message));
 			leaksNoted = false;
-			const final = runMessageEndStages(stages, event.message, contained);
+			const final = runMessageEndStages(stages, event.message, contained, (message) =>
+				settledMessage(message, targets.forMessage(), mayHoldLeak),
+			);
 			contained("message-end:history-names", () => noteSavedNames([final ?? event.message]));
 			if (silentStops.wantsTurnEnd()) contained("message-end:continuation", () => continuation.want());
 			if (event.message.role === "assistant" && (final !== undefined || leaksNoted)) showTally(ctx);

@@ -32,7 +32,7 @@ import { anyOf, compilePreprocessPlan, type PreprocessPlan, planMayChange, runPr
 import { RULE } from "./rule-ids.ts";
 import { type EngineResult, runSchemaRepair } from "./schema-repair/engine.ts";
 import { convertScalarToSchemaTypeNote } from "./schema-repair/notes.ts";
-import { type InputSnapshot, snapshotInput } from "./snapshot.ts";
+import { type InputSnapshot, isPlainInput, snapshotInput } from "./snapshot.ts";
 import { mayHoldOmittedNull, withoutOmittedNulls } from "./strict-sampling.ts";
 import type {
 	ContainedErrorLabel,
@@ -160,6 +160,26 @@ function validPathTest(
 	const anyMayChange = anyOf(mayChange);
 	const passes = checkerFor(config.schema);
 	return (input) => !anyMayChange(input) && passes(input);
+}
+
+/**
+ * True when {@link runRepairPipeline} would answer `valid` with `input`
+ * itself: plain data proved without running a getter or copying, within the
+ * limits, and passing the valid path. Repairs, reports and notifies nothing, so a caller
+ * can ask it of a whole message before deciding to judge any call.
+ */
+export function passesAsSent(input: unknown, config: RepairPipelineConfig): boolean {
+	try {
+		const plan = planFor(config);
+		return (
+			isRecord(input) &&
+			isPlainInput(input, plan.limits.maxNodes, plan.limits.maxNestingDepth) &&
+			plan.validAsSent(input)
+		);
+	} catch {
+		// A broken schema, an unreadable input or a throwing test is not "valid as sent"; the pipeline meets and reports the same error when it judges the call.
+		return false;
+	}
 }
 
 export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {

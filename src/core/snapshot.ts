@@ -55,6 +55,20 @@ export function snapshotInput(input: unknown, maxNodes: number, maxDepth: number
 }
 
 /**
+ * True when `input` is plain data within the bounds, proved by the first pass
+ * alone: no getter runs and nothing is copied, so asking first and reading
+ * with {@link snapshotInput} later runs no getter twice.
+ */
+export function isPlainInput(input: unknown, maxNodes: number, maxDepth: number): boolean {
+	try {
+		return new EntryRead(maxNodes, maxDepth).isPlain(input, 0);
+	} catch (error) {
+		if (error === OVER_NODES || error === OVER_DEPTH) return false;
+		throw error;
+	}
+}
+
+/**
  * The one read, in two passes over the same bookkeeping: `isPlain` proves a
  * value plain data without running a getter or copying, and only when it
  * cannot, `copy` reads the value again from the start and copies it. Both

@@ -32,7 +32,7 @@ import { createEchoIndex, NO_ECHOES } from "./echo.ts";
 import { detectGrammarLeaks } from "./parse.ts";
 import { createProvenanceJudge, type Provenance } from "./provenance.ts";
 import { removeRanges } from "./ranges.ts";
-import { defineOwn, isPlainObject } from "./scan.ts";
+import { defineOwn, isPlainObject, mayHoldMarkup } from "./scan.ts";
 import { typeArgumentsFromSchema } from "./schema-typing.ts";
 import { isSentinelFramed } from "./select.ts";
 import { mayReceiveLeak } from "./targets.ts";
@@ -274,4 +274,10 @@ export function scannableField(part: Part): "text" | "thinking" | undefined {
 	if (part.type === "text" && typeof part.text === "string") return "text";
 	if (part.type === "thinking" && typeof part.thinking === "string") return "thinking";
 	return undefined;
+}
+
+/** Whether a part may hold leaked markup: only a text or thinking part whose text is not plain ({@link mayHoldMarkup}). */
+export function mayHoldLeak(part: Part): boolean {
+	const field = scannableField(part);
+	return field !== undefined && mayHoldMarkup(String(part[field]));
 }

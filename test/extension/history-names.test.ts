@@ -28,6 +28,24 @@ describe("tool names a strict provider rejects are rewritten in what is sent", (
 		}
 	});
 
+	it("agrees with ^[A-Za-z0-9_-]{1,64}$ on every name, and the rewrite keeps each safe unit and only those (property)", () => {
+		const safeChar = fc.constantFrom(..."azAZ09_-".split(""), "m", "Q", "5");
+		const otherChar = fc.constantFrom(" ", ".", ":", "é", "\n", "\u0000", "\ud83d", "\ude00", "/", "[", "`");
+		const name = fc
+			.array(fc.oneof({ weight: 6, arbitrary: safeChar }, { weight: 1, arbitrary: otherChar }), { maxLength: 80 })
+			.map((chars) => chars.join(""));
+		fc.assert(
+			fc.property(fc.oneof(name, fc.string({ maxLength: 70 })), (candidate) => {
+				expect(isProviderSafeToolName(candidate)).toBe(/^[A-Za-z0-9_-]{1,64}$/.test(candidate));
+				const renamed = providerSafeNames([assistant(call("c", candidate))], []).get(candidate);
+				if (renamed === undefined) return;
+				const base = candidate.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 55) || "tool";
+				expect(renamed.startsWith(`${base}_`)).toBe(true);
+			}),
+			{ seed, numRuns: 2000 },
+		);
+	});
+
 	it("asks for pi's tool names only when some saved name is unsafe (a request is sent every turn)", () => {
 		let asked = 0;
 		const known = () => {

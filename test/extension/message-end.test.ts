@@ -72,6 +72,68 @@ describe("the layer's message_end stages", () => {
 		expect(on.ran).toEqual(["tool-result-tools"]);
 	});
 
+	it("skip names, grammar leaks and calls for a settled message; the silent-stop check still runs", () => {
+		expect(layerStages(recordingDeps(true).deps).map((stage) => [stage.label, stage.idleWhenSettled === true])).toEqual(
+			[
+				["tool-result-tools", false],
+				["tool-names", true],
+				["grammar", true],
+				["tool-calls", true],
+				["silent-stops", false],
+			],
+		);
+		const { deps, ran, silent } = recordingDeps(true);
+		const message = { role: "assistant", content: [] };
+		let asked = 0;
+		const final = runMessageEndStages(layerStages(deps), message, recordingContained([]), (seen) => {
+			asked++;
+			expect(seen).toBe(message);
+			return true;
+		});
+		expect(final).toBeUndefined();
+		expect(asked).toBe(1);
+		expect(ran).toEqual(["silent-stops"]);
+		expect(silent()).toEqual({ original: message, final: message });
+	});
+
+	it("run every stage when the message is not settled, or when asking throws (reported)", () => {
+		const unsettled = recordingDeps(true);
+		runMessageEndStages(
+			layerStages(unsettled.deps),
+			{ role: "assistant", content: [] },
+			recordingContained([]),
+			() => false,
+		);
+		expect(unsettled.ran).toEqual(["tool-names", "grammar", "tool-calls", "silent-stops"]);
+		const reported: ContainedErrorEvent[] = [];
+		const throwing = recordingDeps(true);
+		runMessageEndStages(
+			layerStages(throwing.deps),
+			{ role: "assistant", content: [] },
+			recordingContained(reported),
+			() => {
+				throw new RangeError("no");
+			},
+		);
+		expect(throwing.ran).toEqual(["tool-names", "grammar", "tool-calls", "silent-stops"]);
+		expect(reported).toEqual([{ label: "message-end:settled", error: "RangeError" }]);
+	});
+
+	it("never ask whether a tool result is settled: no idle stage is due for one", () => {
+		const { deps } = recordingDeps(true);
+		let asked = 0;
+		runMessageEndStages(
+			layerStages(deps),
+			{ role: "toolResult", isError: true, content: [] },
+			recordingContained([]),
+			() => {
+				asked++;
+				return true;
+			},
+		);
+		expect(asked).toBe(0);
+	});
+
 	it("run no stage on a tool result that is not an error: only pi's unknown-tool refusal gets the tool list", () => {
 		const on = recordingDeps(true);
 		runMessageEndStages(layerStages(on.deps), { role: "toolResult", content: [] }, recordingContained([]));

@@ -13,10 +13,11 @@ import {
 	OWNER_SHIM_APPLIES,
 	PIPELINE_PREPROCESSORS,
 } from "../../src/core/builtin-tables.ts";
+import { passesAsSent, runRepairPipeline } from "../../src/core/pipeline.ts";
 import { compilePreprocessPlan, planMayChange, preprocessInput } from "../../src/core/preprocess.ts";
 import { anyInput, builtinToolName, malformedArgs, modelId, policyProfile, validArgs } from "../support/arbitraries.ts";
 import { BUILTIN_SCHEMAS } from "../support/builtin-schemas.ts";
-import { builtin, deepFreeze, ruleIds } from "../support/pipeline-helpers.ts";
+import { builtin, builtinConfig, deepFreeze, ruleIds } from "../support/pipeline-helpers.ts";
 
 const compiled = Object.fromEntries(
 	Object.entries(BUILTIN_SCHEMAS).map(([tool, schema]) => [tool, Compile(schema)]),
@@ -41,6 +42,32 @@ describe("pipeline properties", () => {
 				expect(result.outcome).toBe("valid");
 				expect(result.args).toBe(input);
 				expect(result.changes).toEqual([]);
+			}),
+			RUNS,
+		);
+	});
+
+	it("answers passesAsSent only where the pipeline answers valid with the input itself", () => {
+		let passed = 0;
+		fc.assert(
+			fc.property(toolAndInput, modelId, policyProfile, ([tool, input], model, policy) => {
+				const config = builtinConfig(tool, { modelId: model, policy });
+				if (!passesAsSent(input, config)) return;
+				passed++;
+				const result = runRepairPipeline({ input, config });
+				expect(result.outcome).toBe("valid");
+				expect(result.args).toBe(input);
+			}),
+			RUNS,
+		);
+		expect(passed).toBeGreaterThan(20);
+	});
+
+	it("answers passesAsSent for every valid call (without a gated model), so a reply of them is settled", () => {
+		const arbitrary = builtinToolName.chain((tool) => fc.tuple(fc.constant(tool), validArgs(tool), policyProfile));
+		fc.assert(
+			fc.property(arbitrary, ([tool, input, policy]) => {
+				expect(passesAsSent(input, builtinConfig(tool, { policy }))).toBe(true);
 			}),
 			RUNS,
 		);

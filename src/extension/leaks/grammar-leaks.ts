@@ -33,8 +33,7 @@ import { grammarRecoveryRuleId, RULE } from "../../core/rule-ids.ts";
 import type { RepairFeedback } from "../../core/types.ts";
 import { createEchoIndex, NO_ECHOES } from "../../grammar/echo.ts";
 import { type LeakModelPatterns, leakGrammarsFor } from "../../grammar/models.ts";
-import { recoverGrammarLeaks, scannableField } from "../../grammar/recover.ts";
-import { mayHoldMarkup } from "../../grammar/scan.ts";
+import { mayHoldLeak, recoverGrammarLeaks } from "../../grammar/recover.ts";
 import { mergeSplitCall } from "../../grammar/split-call.ts";
 import type { MinimalAssistantMessage } from "../../grammar/types.ts";
 import { createContained, reportContainedError } from "../host/contained.ts";
@@ -94,11 +93,6 @@ function knownToolsFor(settings: RepairSettings, deps: GrammarLeakHandlerDeps): 
 }
 
 /** A text or reasoning part whose text could hold a grammar's markup. */
-function mayHoldLeak(part: MinimalAssistantMessage["content"][number]): boolean {
-	const field = scannableField(part);
-	return field !== undefined && mayHoldMarkup(String((part as Record<string, unknown>)[field]));
-}
-
 function isAssistantMessage(message: unknown): message is MinimalAssistantMessage {
 	return (
 		message !== null &&

@@ -24,20 +24,38 @@
 import { fnv1a } from "../../core/issues.ts";
 import { isRecord } from "../../core/json-value.ts";
 
-/** What every strict provider accepts as a tool name. */
-const PROVIDER_SAFE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_NAME_LENGTH = 64;
 /** `_` and eight hex digits of the hash. */
 const SUFFIX_LENGTH = 9;
 
-/** True when every strict provider accepts `name` as a tool name. */
+/** A character every strict provider accepts in a tool name: `[A-Za-z0-9_-]`. */
+function isSafeNameChar(code: number): boolean {
+	return (
+		(code >= 97 && code <= 122) ||
+		(code >= 65 && code <= 90) ||
+		(code >= 48 && code <= 57) ||
+		code === 95 ||
+		code === 45
+	);
+}
+
+/**
+ * True when every strict provider accepts `name` as a tool name
+ * (`^[A-Za-z0-9_-]{1,64}$`). Asked of every name of every message pi
+ * finishes, so it is a loop over the characters, not a regular expression.
+ */
 export function isProviderSafeToolName(name: string): boolean {
-	return PROVIDER_SAFE_NAME.test(name);
+	if (name.length === 0 || name.length > MAX_NAME_LENGTH) return false;
+	for (let index = 0; index < name.length; index++) if (!isSafeNameChar(name.charCodeAt(index))) return false;
+	return true;
 }
 
 /** The safe spelling of `name` that no name in `taken` already has; adds it to `taken`. */
 function safeNameFor(name: string, taken: Set<string>): string {
-	const base = name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, MAX_NAME_LENGTH - SUFFIX_LENGTH) || "tool";
+	let safe = "";
+	for (let index = 0; index < name.length; index++)
+		safe += isSafeNameChar(name.charCodeAt(index)) ? name.charAt(index) : "_";
+	const base = safe.slice(0, MAX_NAME_LENGTH - SUFFIX_LENGTH) || "tool";
 	let candidate = `${base}_${fnv1a(name)}`;
 	// A hash collision with a name in use is next to impossible; a counter keeps even that case apart.
 	for (let n = 1; taken.has(candidate); n++) {

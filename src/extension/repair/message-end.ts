@@ -32,22 +32,33 @@ export interface MessageEndStage {
 	enabled(message: PassMessage): boolean;
 	/** The changed message, or `undefined` when the stage changed nothing. */
 	run(message: PassMessage, pass: PassContext): PassMessage | undefined;
+	/** True for a stage that leaves a settled message as it is, so it is skipped for one. */
+	idleWhenSettled?: boolean;
 }
 
 /**
  * Runs `stages` in order over `message`; returns the final message, or
- * `undefined` when no stage changed it.
+ * `undefined` when no stage changed it. `settled` answers whether the
+ * message is one every stage marked `idleWhenSettled` leaves as it is; it is
+ * asked at most once, when the first such stage is due, and those stages are
+ * then skipped (a throw counts as "not settled", and every stage runs).
  */
 export function runMessageEndStages(
 	stages: readonly MessageEndStage[],
 	message: PassMessage,
 	contained: Contained,
+	settled?: (message: PassMessage) => boolean,
 ): PassMessage | undefined {
 	const pass: PassContext = { original: message };
 	let current = message;
+	let skipIdle: boolean | undefined;
 	for (const stage of stages) {
 		// Whether a row runs reads only the role and the live settings; the boundary is for its work, on every message pi finishes.
 		if (!stage.enabled(current)) continue;
+		if (stage.idleWhenSettled === true && settled !== undefined) {
+			skipIdle ??= contained("message-end:settled", () => settled(current)) === true;
+			if (skipIdle) continue;
+		}
 		const next = contained(`message-end:${stage.label}`, () => stage.run(current, pass));
 		if (next !== undefined) current = next;
 	}
@@ -76,7 +87,9 @@ const isAssistant = (message: PassMessage) => message.role === "assistant";
  * The layer's stages, in order: names first, so the calls are judged against
  * the tool the model meant; grammar leaks before the calls, so a promoted
  * call is judged like any other; the silent-stop check last, on the final
- * message.
+ * message. Names, leaks and calls are idle for a settled message (every call
+ * valid as sent to an active tool, no markup in its text: `settledMessage`),
+ * which is most replies; the silent-stop check runs for every reply.
  */
 export function layerStages(deps: LayerStageDeps): MessageEndStage[] {
 	return [
@@ -90,9 +103,10 @@ export function layerStages(deps: LayerStageDeps): MessageEndStage[] {
 			label: "tool-names",
 			enabled: (message) => isAssistant(message) && deps.repairToolNames(),
 			run: (message) => deps.renameTools(message),
+			idleWhenSettled: true,
 		},
-		{ label: "grammar", enabled: isAssistant, run: (message) => deps.grammarLeaks(message) },
-		{ label: "tool-calls", enabled: isAssistant, run: (message) => deps.judgeCalls(message) },
+		{ label: "grammar", enabled: isAssistant, run: (message) => deps.grammarLeaks(message), idleWhenSettled: true },
+		{ label: "tool-calls", enabled: isAssistant, run: (message) => deps.judgeCalls(message), idleWhenSettled: true },
 		{
 			label: "silent-stops",
 			enabled: isAssistant,

@@ -41,6 +41,7 @@ import type { Contained } from "../host/contained.ts";
 import type { OwnerKind } from "../host/types.ts";
 import { callsMayRun, type RescueDeps, reachedOutputLimit, rescueCall } from "./argument-rescue.ts";
 import type { RepairFeedbackHub } from "./feedback.ts";
+import type { PassMessage } from "./message-end.ts";
 import { type RepairDeps, ToolRepairer } from "./prepare.ts";
 import { isToolCallBlock, type ToolCallBlock } from "./tool-call-block.ts";
 import { isPiCoreTool, ownerKindOf } from "./tool-owners.ts";
@@ -356,6 +357,32 @@ export function judgeToolCalls<M extends { role?: unknown; content?: unknown; st
 		content[index] = replacement;
 	});
 	return content === undefined ? undefined : { ...message, content };
+}
+
+/**
+ * True when no stage of the pass has anything to change in `message`: each
+ * call is a well-formed call of a tool `target` resolves (an active tool, so
+ * its name is never renamed) whose arguments pass as sent (so it is never
+ * judged), and no other part may hold a leak (`mayHoldLeak`, the grammar
+ * stage's own first check). Most replies are such a message; each of its
+ * calls is judged by the same valid path the pass would run.
+ */
+export function settledMessage(
+	message: PassMessage,
+	target: (toolName: string) => CallTarget | undefined,
+	mayHoldLeak: (part: never) => boolean,
+): boolean {
+	if (message.role !== "assistant" || !Array.isArray(message.content)) return false;
+	for (const block of message.content as unknown[]) {
+		if (!isToolCallBlock(block)) {
+			if (mayHoldLeak(block as never)) return false;
+			continue;
+		}
+		if (!isWellFormedCall(block)) return false;
+		const found = target(block.name);
+		if (found === undefined || !found.repairer.passesAsSent(block.arguments)) return false;
+	}
+	return true;
 }
 
 function decideCall(block: WellFormedCall, target: CallTarget, deps: CallPassDeps): ToolCallBlock | undefined {

@@ -14,7 +14,7 @@
  * Any other failure inside the extension is contained and reported (see
  * `contained.ts`): the call then goes on exactly as pi alone would run it.
  */
-import { runRepairPipeline } from "../../core/pipeline.ts";
+import { passesAsSent, runRepairPipeline } from "../../core/pipeline.ts";
 import type {
 	Preprocessor,
 	RepairFeedback,
@@ -138,6 +138,11 @@ export class ToolRepairer {
 			input,
 			config: { ...config, policyOverrides: { ...config.policyOverrides, ...overrides } },
 		});
+	}
+
+	/** True when {@link run} would answer `valid` with `input` itself; judges nothing else. */
+	passesAsSent(input: unknown): boolean {
+		return passesAsSent(input, this.config());
 	}
 
 	/** Diagnostics line and telemetry record of a repaired or unrepairable outcome; never throws. */
