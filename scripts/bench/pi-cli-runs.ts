@@ -17,6 +17,12 @@
  * of the same session whatever else the machine is doing (about a minute
  * per run for the session benchmark). Skipped, with a line saying so, when
  * valgrind is not installed.
+ *
+ * The paired ratio is printed with a 95% interval (a seeded bootstrap of its
+ * median), so a figure can be read against the budget together with how
+ * far this run's pairs let it be trusted. `PIN=<cpus>` runs every pi process
+ * under `taskset -c <cpus>` (one core: `PIN=1`), which takes the scheduler's
+ * moves between cores out of the noise; what users feel is the unpinned run.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -79,10 +85,11 @@ function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>,
 		mkdirSync(agentDir, { recursive: true });
 		const usagePath = join(work, "usage.json");
 		const node = [process.execPath, ...(meter === "usage" ? ["--import", USAGE] : [])];
-		const command =
+		const metered =
 			meter === "usage"
 				? node
 				: ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--trace-children=no", ...node];
+		const command = [...pinning(), ...metered];
 		const result = spawnSync(
 			command[0] ?? process.execPath,
 			[
@@ -126,6 +133,33 @@ function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>,
 	}
 }
 
+/** `taskset -c <cpus>` when `PIN` is set (and taskset is installed), else nothing. */
+function pinning(): string[] {
+	const cpus = process.env.PIN;
+	if (cpus === undefined || cpus === "") return [];
+	pinnable ??= spawnSync("taskset", ["--version"]).status === 0;
+	if (!pinnable) throw new Error("PIN is set, but taskset is not installed");
+	return ["taskset", "-c", cpus];
+}
+let pinnable: boolean | undefined;
+
+/**
+ * The 2.5th and 97.5th percentiles of the median of `values` resampled with
+ * replacement, from a fixed seed so a run's printed figures repeat.
+ */
+function medianInterval(values: readonly number[], resamples = 2000): [number, number] {
+	let state = 0x2545f491;
+	const next = () => {
+		state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+		return state / 2 ** 32;
+	};
+	const medians: number[] = [];
+	for (let round = 0; round < resamples; round += 1)
+		medians.push(median(values.map(() => values[Math.floor(next() * values.length)] ?? Number.NaN)));
+	medians.sort((a, b) => a - b);
+	return [medians[Math.floor(resamples * 0.025)] ?? Number.NaN, medians[Math.floor(resamples * 0.975)] ?? Number.NaN];
+}
+
 function median(values: readonly number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	const middle = Math.floor(sorted.length / 2);
@@ -138,6 +172,8 @@ export interface PairedResult {
 	withCpuMs: number;
 	cpuRatio: number;
 	pairedCpuRatio: number;
+	/** A 95% interval of `pairedCpuRatio` (seeded bootstrap of the pairs). */
+	pairedCpuInterval: [number, number];
 	withoutRssMiB: number;
 	withRssMiB: number;
 	rssDifferenceMiB: number;
@@ -165,20 +201,25 @@ export function pairedRuns(options: PairedOptions): PairedResult {
 			withoutCpuMs: median(without.map((usage) => usage.cpuMs)),
 			withCpuMs: median(withLayer.map((usage) => usage.cpuMs)),
 			cpuRatio: 0,
-			pairedCpuRatio: median(withLayer.map((usage, index) => usage.cpuMs / (without[index]?.cpuMs ?? Number.NaN))),
+			pairedCpuRatio: 0,
+			pairedCpuInterval: [0, 0],
 			withoutRssMiB: median(without.map((usage) => usage.rssMiB)),
 			withRssMiB: median(withLayer.map((usage) => usage.rssMiB)),
 			rssDifferenceMiB: 0,
 		};
+		const pairRatios = withLayer.map((usage, index) => usage.cpuMs / (without[index]?.cpuMs ?? Number.NaN));
+		result.pairedCpuRatio = median(pairRatios);
+		result.pairedCpuInterval = medianInterval(pairRatios);
 		result.cpuRatio = result.withCpuMs / result.withoutCpuMs;
 		result.rssDifferenceMiB = result.withRssMiB - result.withoutRssMiB;
 		console.log(
 			`${options.label.padEnd(28)} CPU ${result.withoutCpuMs.toFixed(0)} -> ${result.withCpuMs.toFixed(0)} ms` +
-				` (${result.cpuRatio.toFixed(3)}x, paired ${result.pairedCpuRatio.toFixed(3)}x, ` +
+				` (${result.cpuRatio.toFixed(3)}x, paired ${result.pairedCpuRatio.toFixed(3)}x` +
+				` [95% ${result.pairedCpuInterval[0].toFixed(3)}-${result.pairedCpuInterval[1].toFixed(3)}], ` +
 				`${(result.withCpuMs - result.withoutCpuMs).toFixed(0)} ms)` +
 				`  peak RSS ${result.withoutRssMiB.toFixed(1)} -> ${result.withRssMiB.toFixed(1)} MiB` +
 				` (${result.rssDifferenceMiB >= 0 ? "+" : ""}${result.rssDifferenceMiB.toFixed(1)} MiB)` +
-				`  ${options.pairs} pairs`,
+				`  ${options.pairs} pairs${process.env.PIN ? `, pinned to CPU ${process.env.PIN}` : ""}`,
 		);
 		countedPairs(options, scriptPath);
 		return result;
