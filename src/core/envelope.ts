@@ -12,7 +12,7 @@
  */
 import { cloneJson } from "./clone.ts";
 import { unframedObjectText } from "./json-text.ts";
-import { isPlainObject, measureBytes, nestingDepth, tryParse, upperBoundBytes } from "./json-value.ts";
+import { isPlainObject, measureBytes, nestingDepth, parseModelJson, upperBoundBytes } from "./json-value.ts";
 import { resolveLimits } from "./limits.ts";
 import { parseRelaxedJson } from "./relaxed-json.ts";
 import { RULE } from "./rule-ids.ts";
@@ -101,7 +101,7 @@ export function recoverEnvelope(
 	while (typeof value === "string" && attempts < limits.maxDecodeAttempts && elapsed() <= limits.maxWorkMs) {
 		attempts++;
 		const escaped = escapeJsonStringControlCharacters(value);
-		const parsed = tryParse(escaped);
+		const parsed = parseModelJson(escaped);
 		if (parsed === undefined) {
 			break;
 		}
@@ -122,7 +122,7 @@ export function recoverEnvelope(
 	// Exactly one fence or quoting layer around a complete object is framing, not an argument value.
 	const framed = typeof value === "string" ? unframedObjectText(value) : undefined;
 	if (framed !== undefined) {
-		const parsed = tryParse(escapeJsonStringControlCharacters(framed));
+		const parsed = parseModelJson(escapeJsonStringControlCharacters(framed));
 		if (isPlainObject(parsed)) {
 			changes.push({ ruleId: RULE.unwrapFramedJson, stage: "envelope", note: UNFRAME_NOTE });
 			value = parsed;
@@ -161,7 +161,7 @@ function truncationCandidate(text: string, limits: EnvelopeLimits): Record<strin
 	if (suffix === undefined) {
 		return undefined;
 	}
-	const parsed = tryParse(escapeJsonStringControlCharacters(text + suffix));
+	const parsed = parseModelJson(escapeJsonStringControlCharacters(text + suffix));
 	if (!isPlainObject(parsed) || nestingDepth(parsed, limits.maxNestingDepth) > limits.maxNestingDepth) {
 		return undefined;
 	}

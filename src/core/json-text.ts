@@ -13,7 +13,7 @@
  * it as a path. The only framing that is undone is exactly one enclosing
  * markdown fence or one quoting layer around a complete JSON object.
  */
-import { isRecord, tryParse } from "./json-value.ts";
+import { isRecord, parseModelJson } from "./json-value.ts";
 import { readsAsListLiteral } from "./list-literal.ts";
 
 // A word prefix (`json`, `JSON:`) is short; a tag fits on one line, whatever it starts with: `<tool_call>`,
@@ -79,7 +79,7 @@ export function readsAsJsonText(text: string): boolean {
 	if (startsLikeJson(text)) return true;
 	const trimmed = text.trim();
 	if (trimmed.startsWith('"')) return true;
-	const literal = tryParse(trimmed);
+	const literal = parseModelJson(trimmed);
 	return literal === null || typeof literal === "boolean" || typeof literal === "number";
 }
 
@@ -128,7 +128,7 @@ export function unframedObjectText(text: string): string | undefined {
 	const trimmed = trimJsonWhitespace(text);
 	const inner = fencedBody(trimmed) ?? quotedBody(trimmed);
 	if (inner === undefined) return undefined;
-	const parsed = tryParse(inner);
+	const parsed = parseModelJson(inner);
 	return isRecord(parsed) ? inner : undefined;
 }
 

@@ -61,6 +61,77 @@ export function tryParse(text: string): unknown {
 }
 
 /**
+ * The JSON value of text a model wrote, or `undefined` when it does not parse
+ * or when an object in it gives one key twice: `JSON.parse` keeps the last
+ * value, which is a guess at what the model meant (`{"command": "ls",
+ * "command": "rm -rf ~"}` would run the second).
+ */
+export function parseModelJson(text: string): unknown {
+	const value = tryParse(text);
+	return typeof value === "object" && value !== null && repeatsKey(text) ? undefined : value;
+}
+
+/** The character codes JSON text is read by, shared by every scan of it in the core. */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const COMMA = 0x2c;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
+
+/**
+ * True when an object in `text`, which must be JSON that `JSON.parse`
+ * accepts, gives one key twice. Keys are compared as `JSON.parse` reads them,
+ * so `"a"` and `"\u0061"` are one key. One pass; each open object keeps the
+ * set of its keys.
+ */
+function repeatsKey(text: string): boolean {
+	// An object's key set, or `undefined` for an array.
+	const open: Array<Set<string> | undefined> = [];
+	let atKey = false;
+	for (let index = 0; index < text.length; index++) {
+		const code = text.charCodeAt(index);
+		if (code === QUOTE) {
+			const end = afterString(text, index);
+			if (atKey) {
+				const literal = text.slice(index, end);
+				const key = literal.includes("\\") ? (JSON.parse(literal) as string) : literal.slice(1, -1);
+				const keys = open[open.length - 1];
+				if (keys?.has(key) === true) return true;
+				keys?.add(key);
+				atKey = false;
+			}
+			index = end - 1;
+		} else if (code === OPEN_BRACE) {
+			open.push(new Set());
+			atKey = true;
+		} else if (code === OPEN_BRACKET) {
+			open.push(undefined);
+			atKey = false;
+		} else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+			open.pop();
+			atKey = false;
+		} else if (code === COMMA) {
+			atKey = open[open.length - 1] !== undefined;
+		}
+	}
+	return false;
+}
+
+/** The index just past the JSON string literal that opens at `start` (its end of text when it never closes). */
+export function afterString(text: string, start: number): number {
+	let index = start + 1;
+	while (index < text.length) {
+		const code = text.charCodeAt(index);
+		if (code === BACKSLASH) index += 2;
+		else if (code === QUOTE) return index + 1;
+		else index++;
+	}
+	return text.length;
+}
+
+/**
  * Maximum depth of `value` (root 0, every array element or property value one
  * deeper). An object reached twice, a cycle or a shared sub-object, counts as
  * over the limit. Stops as soon as `limit` is exceeded.
@@ -246,8 +317,6 @@ function jsonStringBytes(text: string, budget: number): number {
 	return textBytes(text, budget, true);
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const BACKSPACE = 0x08;
 const FORM_FEED = 0x0c;
 const LINE_FEED = 0x0a;

@@ -6,7 +6,7 @@
  * model wrote as text, never one item: the `string-or-array` preprocessor, the
  * root-string wrap and the engine's array wrap all refuse to wrap it.
  */
-import { tryParse } from "./json-value.ts";
+import { parseModelJson } from "./json-value.ts";
 import { unwrapMarkdownAutoLinks } from "./markdown-links.ts";
 
 // A tuple opens with a quoted item or a number followed by `,` or `)`, or closes at once: `(1|2)` and a subshell stay text.
@@ -45,7 +45,7 @@ function insideQuotes(text: string): string | undefined {
 	const quote = text[0];
 	if (text.length < 2 || text.at(-1) !== quote) return undefined;
 	if (quote === '"') {
-		const parsed = tryParse(text);
+		const parsed = parseModelJson(text);
 		return typeof parsed === "string" ? parsed : undefined;
 	}
 	return quote === "'" || quote === "`" ? text.slice(1, -1) : undefined;

@@ -17,7 +17,7 @@
  * strict parse then proves the scan saw them right.
  */
 import { trimJsonWhitespace } from "./json-text.ts";
-import { tryParse } from "./json-value.ts";
+import { afterString, CLOSE_BRACE, CLOSE_BRACKET, COMMA, parseModelJson, QUOTE } from "./json-value.ts";
 import { RULE, type RuleId } from "./rule-ids.ts";
 import type { RepairChange } from "./types.ts";
 
@@ -61,7 +61,7 @@ export function parseRelaxedJson(text: string): { value: object; changes: Repair
 	if (scanned.droppedComma) fired.push(RULE.dropTrailingComma);
 	if (scanned.readLiteral) fired.push(RULE.readPythonLiteral);
 	if (fired.length === 0) return undefined;
-	const value = tryParse(scanned.text);
+	const value = parseModelJson(scanned.text);
 	// Only a container is an argument envelope; a literal is never one.
 	if (typeof value !== "object" || value === null) return undefined;
 	return {
@@ -86,12 +86,6 @@ function insideDoubledBraces(text: string): string | undefined {
 	const inner = trimJsonWhitespace(text.slice(1, -1));
 	return inner.startsWith("{") && inner.endsWith("}") ? inner : undefined;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
 
 function isJsonWhitespace(code: number): boolean {
 	return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
@@ -155,16 +149,4 @@ function scanBetweenStrings(text: string): { text: string; droppedComma: boolean
 		index++;
 	}
 	return { text: copiedUpTo === 0 ? text : out + text.slice(copiedUpTo), droppedComma, readLiteral };
-}
-
-/** The index after the string literal that opens at `start`; the end of the text when it never closes. */
-function afterString(text: string, start: number): number {
-	let index = start + 1;
-	while (index < text.length) {
-		const code = text.charCodeAt(index);
-		if (code === BACKSLASH) index += 2;
-		else if (code === QUOTE) return index + 1;
-		else index++;
-	}
-	return text.length;
 }

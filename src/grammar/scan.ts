@@ -6,7 +6,7 @@
  * JSON parsing, the plain-object test and `__proto__`-safe property sets are
  * the core's, so a value reads the same in a leaked call as in a real one.
  */
-export { defineOwn, isPlainObject, tryParse } from "../core/json-value.ts";
+export { defineOwn, isPlainObject, parseModelJson } from "../core/json-value.ts";
 export * from "./scan/brackets.ts";
 export * from "./scan/caseless.ts";
 export * from "./scan/chars.ts";

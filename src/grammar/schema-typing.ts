@@ -31,7 +31,7 @@
  * core's one schema-shape reader (`src/core/schema-shape.ts`).
  */
 
-import { defineOwn, isPlainObject, isRecord, tryParse } from "../core/json-value.ts";
+import { defineOwn, isPlainObject, isRecord, parseModelJson } from "../core/json-value.ts";
 import {
 	type JsonType,
 	matchesAnyType,
@@ -94,7 +94,7 @@ function valueFromText(text: string, types: ReadonlySet<JsonType>): { ok: true; 
 	if (types.has("null") && trimmed === "null") return { ok: true, value: null };
 	const first = trimmed.charCodeAt(0);
 	if ((types.has("array") && first === 91) || (types.has("object") && first === 123)) {
-		const parsed = tryParse(trimmed);
+		const parsed = parseModelJson(trimmed);
 		if (parsed !== undefined && valueHasType(parsed, types)) return { ok: true, value: parsed };
 	}
 	return { ok: false };

@@ -138,6 +138,16 @@ describe("classic mistakes through pi's real agent loop", () => {
 		expect(r.resultText("c1")).toContain("Received arguments:");
 	});
 
+	it("never reads argument text that gives a key twice: the call is refused and neither value runs", async () => {
+		const r = await play([
+			{ id: "c1", name: "bash", rawArguments: '{"command": "touch first.txt", "command": "touch second.txt",}' },
+		]);
+		expect(r.toolResult("c1")?.isError).toBe(true);
+		expect(r.readFile("first.txt")).toBeUndefined();
+		expect(r.readFile("second.txt")).toBeUndefined();
+		expect(r.resultText("c1")).toContain("Received arguments:");
+	});
+
 	it("fails closed on garbage with a retry message naming the tool", async () => {
 		const r = await play([{ id: "c1", name: "read", arguments: { nothing: "useful" } }]);
 		expect(r.toolResult("c1")?.isError).toBe(true);

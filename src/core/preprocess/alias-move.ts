@@ -4,7 +4,7 @@
  * list wins.
  */
 import { trimJsonWhitespace } from "../json-text.ts";
-import { defineOwn, isRecord, tryParse } from "../json-value.ts";
+import { defineOwn, isRecord, parseModelJson } from "../json-value.ts";
 import { parseSelector, type SelectorSegment } from "../selectors.ts";
 import type { AliasPreprocessor } from "../types.ts";
 import { type Rewrite, shallowCopy } from "./copy-on-write.ts";
@@ -74,7 +74,7 @@ function parsedText(value: unknown): unknown {
 	if (typeof value !== "string") return undefined;
 	const trimmed = trimJsonWhitespace(value);
 	const first = trimmed[0];
-	return first === "[" || first === "{" ? tryParse(trimmed) : undefined;
+	return first === "[" || first === "{" ? parseModelJson(trimmed) : undefined;
 }
 
 function aliasNote(alias: string, canonical: string, toolName: string): string {

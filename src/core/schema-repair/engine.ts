@@ -14,7 +14,7 @@ import { convertToSchema } from "../convert.ts";
 import { decodeJsonNoteFor } from "../envelope.ts";
 import { failureFingerprint, formatRetryMessage, summarizeIssues } from "../issues.ts";
 import { readsAsCallText, readsAsJsonText, trimJsonWhitespace } from "../json-text.ts";
-import { defineOwn, isRecord, tryParse } from "../json-value.ts";
+import { defineOwn, isRecord, parseModelJson } from "../json-value.ts";
 import { DEFAULT_ENVELOPE_LIMITS } from "../limits.ts";
 import { RULE } from "../rule-ids.ts";
 import { propertiesOf } from "../schema-shape.ts";
@@ -179,7 +179,7 @@ function repairRootString(
 ): Record<string, unknown> | undefined {
 	const trimmed = trimJsonWhitespace(text);
 	if (trimmed.startsWith("{") && trimmed.endsWith("}")) {
-		const parsed = tryParse(trimmed);
+		const parsed = parseModelJson(trimmed);
 		if (isRecord(parsed)) {
 			changes.push({ ruleId: RULE.parseJsonStringifiedRootObject, note: decodeJsonNoteFor(toolName) });
 			return parsed;

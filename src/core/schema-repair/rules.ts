@@ -12,7 +12,7 @@
 
 import { escapeJsonStringControlCharacters } from "../envelope.ts";
 import { declaredPropertiesAt, flattenedKeysOf, rebuildFlattened } from "../flattened-keys.ts";
-import { defineOwn, isRecord, tryParse } from "../json-value.ts";
+import { defineOwn, isRecord, parseModelJson } from "../json-value.ts";
 import { readsAsStructuredData } from "../list-literal.ts";
 import { RULE } from "../rule-ids.ts";
 import { jsonTypeMatches, propertiesOf, requiredOf, type SchemaNode, schemaAt, schemaTypes } from "../schema-shape.ts";
@@ -67,7 +67,7 @@ function isNullish(value: unknown): value is null | undefined {
 function parseDelimited(text: string, open: string, close: string): unknown {
 	const trimmed = text.trim();
 	if (!trimmed.startsWith(open) || !trimmed.endsWith(close)) return undefined;
-	return tryParse(trimmed);
+	return parseModelJson(trimmed);
 }
 
 function parsedRecord(value: unknown): Record<string, unknown> | undefined {

@@ -46,9 +46,9 @@ import {
 	forwardFinder,
 	isDigit,
 	type JsonCall,
+	parseModelJson,
 	readIdentifier,
 	skipWhitespace,
-	tryParse,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -75,7 +75,7 @@ function readJsonString(text: string, at: number): Parsed<string> | undefined {
 		else i++;
 	}
 	if (i >= text.length) return undefined;
-	const parsed = tryParse(text.slice(at, i + 1));
+	const parsed = parseModelJson(text.slice(at, i + 1));
 	return typeof parsed === "string" ? { value: parsed, end: i + 1 } : undefined;
 }
 
@@ -95,7 +95,7 @@ function isNumberChar(c: number): boolean {
 function readNumber(text: string, at: number): Parsed<number> | undefined {
 	let i = at;
 	while (i < text.length && isNumberChar(text.charCodeAt(i))) i++;
-	const parsed = tryParse(text.slice(at, i));
+	const parsed = parseModelJson(text.slice(at, i));
 	return typeof parsed === "number" ? { value: parsed, end: i } : undefined;
 }
 
@@ -181,7 +181,7 @@ function readBody(context: ScanContext, from: number): Parsed<JsonCall[]> | unde
 	if (c === codeOpeningBrace || c === codeOpeningBracket) {
 		const end = bracketMatcherFor(context).closeOf(c === codeOpeningBrace ? "{" : "[", i);
 		if (end === -1) return undefined;
-		const calls = callsFromJson(tryParse(text.slice(i, end)));
+		const calls = callsFromJson(parseModelJson(text.slice(i, end)));
 		return calls.length > 0 ? { value: calls, end } : undefined;
 	}
 	if (!text.startsWith(CALL_PREFIX, i)) return undefined;

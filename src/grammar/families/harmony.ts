@@ -37,9 +37,9 @@ import {
 	codeOpeningBrace,
 	isPlainObject,
 	isWhitespace,
+	parseModelJson,
 	readIdentifier,
 	skipWhitespace,
-	tryParse,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -215,7 +215,7 @@ function readCall(context: ScanContext, at: number, header: Header, name: string
 	if (text.charCodeAt(body) !== codeOpeningBrace) return { resume: bodyEnd };
 	const close = bracketMatcherFor(context).closeOf("{", body, bodyEnd);
 	if (close === -1) return danglingStep(bodyEnd);
-	const parsed = tryParse(text.slice(body, close));
+	const parsed = parseModelJson(text.slice(body, close));
 	if (!isPlainObject(parsed)) return { resume: bodyEnd };
 	if (skipWhitespace(text, close, bodyEnd) !== bodyEnd) return { resume: bodyEnd };
 	let end = close;

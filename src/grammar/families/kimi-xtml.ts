@@ -38,8 +38,8 @@ import {
 	isDigit,
 	isPlainObject,
 	nextCloserTable,
+	parseModelJson,
 	readValueBytes,
-	tryParse,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -135,7 +135,7 @@ function typedValue(raw: string, type: string): { ok: true; value: unknown } | {
 	if (type === "string") return { ok: true, value: raw };
 	const test = Object.hasOwn(TYPE_TESTS, type) ? TYPE_TESTS[type] : undefined;
 	if (!test) return { ok: false };
-	const value = tryParse(raw.trim());
+	const value = parseModelJson(raw.trim());
 	return value !== undefined && test(value) ? { ok: true, value } : { ok: false };
 }
 

@@ -25,8 +25,8 @@ import {
 	caselessTextOf,
 	forwardFinder,
 	isDigit,
+	parseModelJson,
 	readIdentifier,
-	tryParse,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 
@@ -92,7 +92,7 @@ export function kimiToolName(rawId: string): string | undefined {
 
 /** ARGS as an object; a JSON string holding the object (arguments encoded twice) is decoded once more. */
 function parseArguments(raw: string): Record<string, unknown> {
-	return argumentObjectOf(tryParse(raw.trim())) ?? {};
+	return argumentObjectOf(parseModelJson(raw.trim())) ?? {};
 }
 
 interface SectionFinders {

@@ -43,11 +43,11 @@ import {
 	codeOpeningBracket,
 	forwardFinder,
 	type JsonCall,
+	parseModelJson,
 	pythonicCallAtLine,
 	skipInlineSpace,
 	skipWhitespace,
 	splitTopLevel,
-	tryParse,
 } from "../scan.ts";
 import type { GrammarCandidate, ScanContext } from "../types.ts";
 import { parseBareJsonCalls } from "./mistral.ts";
@@ -78,7 +78,7 @@ function parseTagAt(
 	if (c === codeOpeningBrace || c === codeOpeningBracket) {
 		const close = matcher.closeOf(c === codeOpeningBrace ? "{" : "[", body);
 		if (close === -1) return { found: [], resume: afterMarker };
-		const calls = callsFromJson(tryParse(text.slice(body, close)));
+		const calls = callsFromJson(parseModelJson(text.slice(body, close)));
 		const end = absorbEndToken(text, lower, close);
 		const found = calls.map((call) => ({ ...call, grammar: "llama" as const, start: at, end }));
 		return { found, resume: close };
@@ -139,7 +139,7 @@ function pythonStartBlockAt(context: ScanContext, at: number): { calls: JsonCall
 	) {
 		close = matcher.closeOf(c === codeOpeningBrace ? "{" : "[", body);
 		if (close === -1) return undefined;
-		const parsed = tryParse(text.slice(body, close));
+		const parsed = parseModelJson(text.slice(body, close));
 		calls = parsed === undefined ? undefined : callsFromJson(parsed);
 	} else if (c === codeOpeningBracket) {
 		close = matcher.closeOf("[", body);

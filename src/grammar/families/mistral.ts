@@ -36,10 +36,10 @@ import {
 	codeColon,
 	codeOpeningBrace,
 	codeOpeningBracket,
+	parseModelJson,
 	perContext,
 	readIdentifier,
 	skipWhitespace,
-	tryParse,
 } from "../scan.ts";
 import type { GrammarCandidate, GrammarName, ScanContext } from "../types.ts";
 
@@ -73,7 +73,7 @@ function bareJsonKindAt(text: string, at: number): BracketKind | undefined {
 }
 
 function candidatesFromJson(jsonText: string, grammar: GrammarName, start: number, end: number): GrammarCandidate[] {
-	return callsFromJson(tryParse(jsonText)).map((call) => ({
+	return callsFromJson(parseModelJson(jsonText)).map((call) => ({
 		name: call.name,
 		arguments: call.arguments,
 		grammar,
@@ -142,7 +142,7 @@ function parseMarkerAt(context: ScanContext, at: number): { found: GrammarCandid
 		if (c === codeOpeningBracket && text.charCodeAt(skipWhitespace(text, next + 1)) !== codeOpeningBrace) return miss;
 		const end = matcher.closeOf(c === codeOpeningBracket ? "[" : "{", next);
 		if (end === -1) return miss;
-		const parsed = tryParse(text.slice(next, end));
+		const parsed = parseModelJson(text.slice(next, end));
 		if (parsed === undefined) return { found: [], resume: end };
 		const calls = Array.isArray(parsed) ? callsFromJson(parsed) : [callFromJsonObject(parsed)];
 		const found: GrammarCandidate[] = [];

@@ -5,7 +5,7 @@
  * parsing and the plain-object test are the core's, so a value reads the same
  * in a leaked call as in a real one.
  */
-import { isPlainObject, tryParse } from "../../core/json-value.ts";
+import { isPlainObject, parseModelJson } from "../../core/json-value.ts";
 import { extractFirstBalancedJson } from "./brackets.ts";
 import { codeDoubleQuote, codeMinus, codeOpeningBrace, codeOpeningBracket, isDigit } from "./chars.ts";
 
@@ -28,7 +28,7 @@ export function maybeParseJsonValue(value: string): unknown {
 
 /** `JSON.parse(value)`, or the original string when it does not parse. */
 export function parseJsonValueOrString(value: string): unknown {
-	const parsed = tryParse(value);
+	const parsed = parseModelJson(value);
 	return parsed === undefined ? value : parsed;
 }
 
@@ -44,7 +44,7 @@ const MAX_UNWRAP_DEPTH = 8;
 export function normalizeArgumentsObject(value: unknown, depth = 0): Record<string, unknown> | undefined {
 	if (depth > MAX_UNWRAP_DEPTH) return undefined;
 	if (typeof value === "string") {
-		const parsed = tryParse(value.trim());
+		const parsed = parseModelJson(value.trim());
 		return parsed === undefined ? undefined : normalizeArgumentsObject(parsed, depth + 1);
 	}
 	if (!isPlainObject(value)) return undefined;
@@ -58,7 +58,7 @@ export function normalizeArgumentsObject(value: unknown, depth = 0): Record<stri
 
 /** The normalized argument object of a JSON text, `{}` when it holds none. */
 export function argumentsFromJsonText(text: string): Record<string, unknown> {
-	return normalizeArgumentsObject(tryParse(text.trim())) ?? {};
+	return normalizeArgumentsObject(parseModelJson(text.trim())) ?? {};
 }
 
 /** A call read from a JSON object: name and arguments only. */
@@ -103,7 +103,7 @@ export function callsFromJson(value: unknown): JsonCall[] {
 /** Parses a call body as JSON calls: first balanced JSON, else the whole text. */
 export function callsFromJsonText(text: string): JsonCall[] {
 	const span = extractFirstBalancedJson(text);
-	const parsed = tryParse(span ? span.text : text);
+	const parsed = parseModelJson(span ? span.text : text);
 	return parsed === undefined ? [] : callsFromJson(parsed);
 }
 
@@ -114,9 +114,9 @@ export function callsFromJsonText(text: string): JsonCall[] {
  */
 export function argumentsFromJsonBody(body: string): Record<string, unknown> {
 	const trimmed = body.trim();
-	if (trimmed.startsWith('"')) return argumentObjectOf(tryParse(trimmed)) ?? {};
+	if (trimmed.startsWith('"')) return argumentObjectOf(parseModelJson(trimmed)) ?? {};
 	const span = extractFirstBalancedJson(body);
-	return normalizeArgumentsObject(tryParse(span ? span.text : trimmed)) ?? {};
+	return normalizeArgumentsObject(parseModelJson(span ? span.text : trimmed)) ?? {};
 }
 
 /**
@@ -129,7 +129,7 @@ export function argumentsFromJsonBody(body: string): Record<string, unknown> {
 export function argumentObjectOf(parsed: unknown): Record<string, unknown> | undefined {
 	if (isPlainObject(parsed)) return parsed;
 	if (typeof parsed !== "string") return undefined;
-	const inner = tryParse(parsed.trim());
+	const inner = parseModelJson(parsed.trim());
 	return isPlainObject(inner) ? inner : undefined;
 }
 

@@ -4,7 +4,7 @@
  * both read as values. Parens are matched by the shared, budgeted
  * `BracketMatcher`, so a walk over every line stays linear.
  */
-import { defineOwn, tryParse } from "../../core/json-value.ts";
+import { defineOwn, parseModelJson } from "../../core/json-value.ts";
 import { BracketMatcher, findMatchingParen } from "./brackets.ts";
 import {
 	codeBackslash,
@@ -157,7 +157,7 @@ function parsePythonicValue(raw: string): unknown {
 	) {
 		return unescapePythonQuoted(v.slice(1, -1));
 	}
-	const parsed = tryParse(pythonWordsToJson(v));
+	const parsed = parseModelJson(pythonWordsToJson(v));
 	return parsed === undefined ? v : parsed;
 }
 
