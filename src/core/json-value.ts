@@ -71,6 +71,16 @@ export function parseModelJson(text: string): unknown {
 	return typeof value === "object" && value !== null && repeatsKey(text) ? undefined : value;
 }
 
+/**
+ * True when `text` is JSON that {@link parseModelJson} refuses only because
+ * an object in it gives a key twice: a value written so is ambiguous, not
+ * text, and a reader that keeps unreadable values as text must not keep it.
+ */
+export function repeatsKeyInJson(text: string): boolean {
+	const value = tryParse(text);
+	return typeof value === "object" && value !== null && repeatsKey(text);
+}
+
 /** The character codes JSON text is read by, shared by every scan of it in the core. */
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;

@@ -7,15 +7,20 @@
  * the call object itself; the same text without the repetition is promoted
  * (the control), so each case shows the repetition is what stops it.
  */
+import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import { recoverGrammarLeaks } from "../../src/grammar/recover.ts";
 import type { MinimalAssistantMessage } from "../../src/grammar/types.ts";
+
+/** bash's command is a string: a value that fails to read must not reach it as text. */
+const SCHEMAS = new Map<string, unknown>([["bash", Type.Object({ command: Type.String() })]]);
 
 function promoted(text: string): unknown[] {
 	const message: MinimalAssistantMessage = { role: "assistant", content: [{ type: "text", text }], stopReason: "stop" };
 	const { content } = recoverGrammarLeaks(message, {
 		mode: "recover",
 		knownTools: new Set(["read", "bash", "edit"]),
+		toolSchemas: SCHEMAS,
 		now: () => 0,
 	}).message;
 	return content.flatMap((part) =>
@@ -64,6 +69,11 @@ const CASES: Array<[string, string, string]> = [
 		"mistral",
 		'[TOOL_CALLS][{"name": "bash", "arguments": {"command": "ls", "command": "rm -rf ~"}}]',
 		'[TOOL_CALLS][{"name": "bash", "arguments": {"command": "ls"}}]',
+	],
+	[
+		"pythonic, a dict value that repeats a key (never read as its text either)",
+		'<|python_start|>[bash(command={"a": 1, "a": 2})]<|python_end|>',
+		'<|python_start|>[bash(command="ls")]<|python_end|>',
 	],
 	[
 		"llama",

@@ -4,7 +4,7 @@
  * both read as values. Parens are matched by the shared, budgeted
  * `BracketMatcher`, so a walk over every line stays linear.
  */
-import { defineOwn, parseModelJson } from "../../core/json-value.ts";
+import { defineOwn, parseModelJson, repeatsKeyInJson } from "../../core/json-value.ts";
 import { BracketMatcher, findMatchingParen } from "./brackets.ts";
 import {
 	codeBackslash,
@@ -186,12 +186,20 @@ export function parsePythonicArgs(argsText: string): Record<string, unknown> {
 	return argumentsOf(keywordPieces(argsText));
 }
 
-/** True when a keyword is written twice: Python keeps the last, so which value the model meant is not known. */
-function repeatsKeyword(pieces: ReadonlyArray<readonly [key: string, raw: string]>): boolean {
-	return new Set(pieces.map(([key]) => key)).size !== pieces.length;
+/**
+ * True when the call cannot be read as written: a keyword given twice (Python
+ * keeps the last) or a value that is a dict or list giving one key twice
+ * (JSON keeps the last), so which value the model meant is not known. Such a
+ * value is never kept as its text either.
+ */
+function isAmbiguous(pieces: ReadonlyArray<readonly [key: string, raw: string]>): boolean {
+	return (
+		new Set(pieces.map(([key]) => key)).size !== pieces.length ||
+		pieces.some(([, raw]) => repeatsKeyInJson(pythonWordsToJson(raw.trim())))
+	);
 }
 
-/** A call's name and arguments, carrying `stripOnly` when it cannot run as written (a keyword given twice). */
+/** A call's name and arguments, carrying `stripOnly` when it cannot run as written (see {@link isAmbiguous}). */
 export function callFields(call: JsonCall): JsonCall {
 	return call.stripOnly === true
 		? { name: call.name, arguments: call.arguments, stripOnly: true }
@@ -227,7 +235,7 @@ export function pythonicCallAtLine(
 	if (open >= limit || text.charCodeAt(open) !== codeOpenParenthesis) return undefined;
 	const end = findMatchingParen(text, open, limit, matcher);
 	if (end === -1) return undefined;
-	// One split of the argument text serves the arguments and the repeated-keyword check.
+	// One split of the argument text serves the arguments and the ambiguity check.
 	const pieces = keywordPieces(text.slice(open + 1, end - 1));
 	const call: PythonicCall = {
 		name: text.slice(start, identEnd),
@@ -236,7 +244,7 @@ export function pythonicCallAtLine(
 		start,
 		end,
 	};
-	if (repeatsKeyword(pieces)) call.stripOnly = true;
+	if (isAmbiguous(pieces)) call.stripOnly = true;
 	return call;
 }
 
