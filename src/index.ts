@@ -243,6 +243,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 				deps.telemetry.continued?.({
 					model: model.id,
 					phantom: stop.phantom,
+					reasoningOnly: stop.reasoningOnly,
 					grammars: [...stop.grammars],
 					profile: settings.policyProfile,
 				}),

@@ -207,6 +207,33 @@ describe("incomplete leak markup", () => {
 	});
 });
 
+describe("what a continuation reports", () => {
+	it("tells a phantom tool use, a leaked call and a reply of reasoning alone apart, and nothing more", () => {
+		const reported: unknown[] = [];
+		const settings = { ...defaultRepairSettings(), grammarRecovery: "strip" as const };
+		const make = () =>
+			new SilentStopGuard({
+				settings: () => settings,
+				modelId: () => "glm-4.6",
+				activeTools: () => ["read", "bash"],
+				echoSources: () => [],
+				onContinue: (stop) => reported.push(stop),
+			});
+		const phantom = assistant("toolUse", []);
+		playTurn(make(), phantom);
+		const leaked = make();
+		leaked.onTurnStart();
+		leaked.noteAssistantMessage(assistant("stop", [text(`Let me look.\n${glmRead}\n`)]), assistant("stop", [text("")]));
+		leaked.onTurnEnd(ended());
+		playTurn(make(), assistant("stop", [{ type: "thinking", thinking: "I should look at the notes first." }]));
+		expect(reported).toEqual([
+			{ phantom: true, reasoningOnly: false, grammars: [] },
+			{ phantom: false, reasoningOnly: false, grammars: [] },
+			{ phantom: false, reasoningOnly: true, grammars: [] },
+		]);
+	});
+});
+
 describe("a reply that stops on reasoning alone is asked once, never acted on", () => {
 	const thinking = (value: string) => ({ type: "thinking", thinking: value });
 	const note = (reply: unknown[], g = guard()) => {

@@ -144,7 +144,7 @@ describe("records written before kind existed", () => {
 		recorder.toolObservation({ tool: "ls", model: "m", ruleId: "stripAnchorBleed", profile: "conservative" });
 		recorder.grammarStripped({ model: "m", grammars: ["dsml"], profile: "adaptive" });
 		recorder.grammarObserved({ model: "m", grammars: ["qwen"], profile: "adaptive" });
-		recorder.continued?.({ model: "m", profile: "adaptive", phantom: true, grammars: [] });
+		recorder.continued?.({ model: "m", profile: "adaptive", phantom: true, reasoningOnly: false, grammars: [] });
 		for (const line of readFileSync(path, "utf8").split("\n")) if (line !== "") recorded.push(line);
 		rmSync(dirname(path), { recursive: true, force: true });
 		const withKind = new StatsAccumulator();

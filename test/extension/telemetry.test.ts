@@ -193,9 +193,16 @@ describe("record types and key order", () => {
 		]);
 	});
 
-	it("G: a continuation says it is one", () => {
-		recorderAt(file).continued?.({ model: "glm-4.6", profile: "adaptive", phantom: true, grammars: [] });
-		expect(JSON.parse(lines(file)[0] ?? "{}").kind).toBe("continuation");
+	it("G: a continuation says it is one, and which kind of stop it followed", () => {
+		const recorder = recorderAt(file);
+		recorder.continued?.({ model: "glm-4.6", profile: "adaptive", phantom: true, reasoningOnly: false, grammars: [] });
+		recorder.continued?.({ model: "glm-4.6", profile: "adaptive", phantom: false, reasoningOnly: true, grammars: [] });
+		const records = lines(file).map((line) => JSON.parse(line) as Record<string, unknown>);
+		expect(records.map((record) => record.kind)).toEqual(["continuation", "continuation"]);
+		expect(records.map((record) => [record.phantom, record.reasoningOnly])).toEqual([
+			[true, false],
+			[false, true],
+		]);
 	});
 
 	// A script that reads repair records by `tool` and `outcome` finds them as before: only the other records carry a kind.
@@ -206,7 +213,7 @@ describe("record types and key order", () => {
 		recorder.toolObservation({ tool: "ls", model: "m", ruleId: "stripAnchorBleed", profile: "conservative" });
 		recorder.grammarStripped({ model: "m", grammars: ["dsml"], profile: "adaptive" });
 		recorder.grammarObserved({ model: "m", grammars: ["qwen"], profile: "adaptive" });
-		recorder.continued?.({ model: "m", profile: "adaptive", phantom: false, grammars: ["glm"] });
+		recorder.continued?.({ model: "m", profile: "adaptive", phantom: false, reasoningOnly: false, grammars: ["glm"] });
 		const records = lines(file).map((line) => JSON.parse(line) as Record<string, unknown>);
 		expect(records.map((record) => record.kind)).toEqual([
 			undefined,

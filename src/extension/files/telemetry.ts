@@ -140,6 +140,7 @@ export function continuationRecord(ts: string, event: ContinuationEvent): Teleme
 		profile: event.profile,
 		stages: ["continuation"],
 		phantom: event.phantom,
+		reasoningOnly: event.reasoningOnly,
 	};
 	if (event.grammars.length > 0) record.grammar = event.grammars.join(",");
 	return record;

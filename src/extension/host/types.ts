@@ -80,10 +80,15 @@ export interface GrammarMessageEvent {
 	profile: string;
 }
 
-/** A silent stop continued once: whether it was a phantom tool use, and the leak families seen; nothing else. */
+/**
+ * A silent stop continued once: whether it was a phantom tool use or a reply
+ * of reasoning alone (neither: a leaked call was stripped), and the leak
+ * families seen; nothing else.
+ */
 export interface ContinuationEvent {
 	model: string | undefined;
 	phantom: boolean;
+	reasoningOnly: boolean;
 	grammars: string[];
 	profile: string;
 }

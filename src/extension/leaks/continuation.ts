@@ -55,7 +55,7 @@ export interface SilentStopDeps {
 	 * leak itself was already counted when it was stripped or observed, so
 	 * `grammars` is empty for a leak: one leak counts once.
 	 */
-	onContinue?(stop: { phantom: boolean; grammars: readonly string[] }): void;
+	onContinue?(stop: { phantom: boolean; reasoningOnly: boolean; grammars: readonly string[] }): void;
 }
 
 /** Why the last assistant message ran nothing. */
@@ -137,7 +137,7 @@ export class SilentStopGuard {
 			content: this.noteFor(pending),
 			display: true,
 		};
-		this.deps.onContinue?.({ phantom: pending.phantom, grammars: [] });
+		this.deps.onContinue?.({ phantom: pending.phantom, reasoningOnly: pending.reasoningOnly === true, grammars: [] });
 		return { entries: [...event.entries, draft], continue: true };
 	}
 
