@@ -7,8 +7,9 @@
  */
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
-import { snapshotInput } from "../../src/core/snapshot.ts";
-import { builtin, custom } from "../support/pipeline-helpers.ts";
+import { passesAsSent } from "../../src/core/pipeline.ts";
+import { isPlainInput, snapshotInput } from "../../src/core/snapshot.ts";
+import { builtin, builtinConfig, custom } from "../support/pipeline-helpers.ts";
 
 const MAX_NODES = 1_000_000;
 const MAX_DEPTH = 64;
@@ -203,5 +204,36 @@ describe("the copy reads each value once, in order, under the same bounds", () =
 		};
 		expect(() => builtin("read", input)).not.toThrow();
 		expect(builtin("read", input).outcome).toBe("unrepairable");
+	});
+});
+
+describe("asking before reading: isPlainInput and passesAsSent", () => {
+	it("proves plain data without running a getter, and answers false past the bounds", () => {
+		let reads = 0;
+		const withGetter = Object.defineProperty({}, "path", {
+			enumerable: true,
+			get: () => {
+				reads++;
+				return "a.md";
+			},
+		});
+		expect(isPlainInput({ path: "a.md", list: [1, { a: null }] }, MAX_NODES, MAX_DEPTH)).toBe(true);
+		expect(isPlainInput(withGetter, MAX_NODES, MAX_DEPTH)).toBe(false);
+		expect(reads).toBe(0);
+		expect(isPlainInput({ a: { b: { c: {} } } }, MAX_NODES, 2)).toBe(false);
+		expect(isPlainInput({ a: [1, 2, 3] }, 3, MAX_DEPTH)).toBe(false);
+	});
+
+	it("answers false, and throws nothing, for an input whose read throws; the pipeline then reports it", () => {
+		const hostile = new Proxy(
+			{},
+			{
+				ownKeys: () => {
+					throw new TypeError("trap");
+				},
+			},
+		);
+		expect(passesAsSent(hostile, builtinConfig("read"))).toBe(false);
+		expect(builtin("read", hostile).outcome).toBe("unrepairable");
 	});
 });
