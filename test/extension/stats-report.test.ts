@@ -29,6 +29,39 @@ const oneOfEachKind = [
 	{ model: "glm-4.6", outcome: "observed", rules: ["grammarObserve"], channel: "message", grammar: "qwen" },
 ];
 
+describe("continued silent stops, by what the reply did", () => {
+	const continued = (fields: Record<string, unknown>) => ({
+		kind: "continuation",
+		model: "glm-4.6",
+		outcome: "continued",
+		rules: ["continueSilentStop"],
+		channel: "message",
+		...fields,
+	});
+
+	it("counts a phantom tool use, a reply of reasoning alone and one that ended with a leaked call apart", () => {
+		const stats = statsOf([
+			continued({ phantom: true, reasoningOnly: false }),
+			continued({ phantom: false, reasoningOnly: true }),
+			continued({ phantom: false, reasoningOnly: true }),
+			continued({ phantom: false, reasoningOnly: false }),
+			// Written before reasoningOnly existed: a reply that was not a phantom tool use is counted with the leaks.
+			continued({ phantom: false }),
+		]);
+		const section = formatStatsReport(stats)
+			.split("\n\n")
+			.find((part) => part.startsWith("Silent stops continued"));
+		expect(section).toBe(
+			"Silent stops continued (asked once to go on):\n  reasoning only: 2\n  after a leaked call: 2\n  phantom tool use: 1",
+		);
+		expect(formatStatsCharts(stats, { width: 60 })).toContain("Silent stops continued");
+	});
+
+	it("leaves the section out when nothing was continued", () => {
+		expect(formatStatsReport(statsOf(oneOfEachKind))).not.toContain("Silent stops continued");
+	});
+});
+
 describe("report layout: title, then each section with something to say", () => {
 	it("renders one record of each kind section by section", () => {
 		const report = formatStatsReport(statsOf(oneOfEachKind));

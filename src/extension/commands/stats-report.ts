@@ -15,6 +15,7 @@ export function noMatchNotice(filterDescription: readonly string[]): string {
 }
 
 const GRAMMAR_HEADING = "Grammar text on the message channel (stripped or observed, not promoted):";
+const CONTINUATIONS_HEADING = "Silent stops continued (asked once to go on):";
 
 /** Rows ranked by repaired + recovered, largest first; ties keep first-seen order. */
 export function rankOutcomeRows(rows: ReadonlyMap<string, OutcomeCounts>): [string, OutcomeCounts][] {
@@ -48,6 +49,10 @@ export const STATS_REPORT_SECTIONS: readonly StatsReportSection[] = [
 	(stats) =>
 		stats.grammars.size > 0
 			? [GRAMMAR_HEADING, ...rankCounts(stats.grammars).map(([name, n]) => `  ${name}: ${n}`)]
+			: undefined,
+	(stats) =>
+		stats.continuations.size > 0
+			? [CONTINUATIONS_HEADING, ...rankCounts(stats.continuations).map(([name, n]) => `  ${name}: ${n}`)]
 			: undefined,
 	(stats) => ["Rules fired:", ...rankCounts(stats.rules).map(([name, n]) => `  ${name}: ${n}`)],
 ];
@@ -96,6 +101,9 @@ export function formatStatsCharts(stats: TelemetryStats, options: ChartOptions):
 	if (stats.byModel.size > 0) charts.push(outcomeChart("Outcomes by model", stats.byModel));
 	if (stats.grammars.size > 0) {
 		charts.push(renderBarChart("Grammar families", toBarRows(stats.grammars), chartOptions));
+	}
+	if (stats.continuations.size > 0) {
+		charts.push(renderBarChart("Silent stops continued", toBarRows(stats.continuations), chartOptions));
 	}
 	if (stats.rules.size > 0) charts.push(renderBarChart("Rules fired", toBarRows(stats.rules), chartOptions));
 	return charts.flatMap((chart, i) => (i === 0 ? chart : ["", ...chart]));

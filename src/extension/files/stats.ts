@@ -46,6 +46,8 @@ export interface TelemetryStats {
 	byOwner: Map<string, OutcomeCounts>;
 	grammars: Map<string, number>;
 	rules: Map<string, number>;
+	/** Silent stops continued, by what the reply did: a phantom tool use, reasoning only, or a leaked call. */
+	continuations: Map<string, number>;
 }
 
 export interface StatsFilters {
@@ -66,6 +68,12 @@ export const OTHER_NAMES = "(other names)";
 export const MAX_NAME_LENGTH = 128;
 const NEWLINE = 0x0a;
 
+/** What the reply of a continued silent stop did; a record written before `reasoningOnly` existed counts with the leaks. */
+function continuationKind(record: Record<string, unknown>): string {
+	if (record.phantom === true) return "phantom tool use";
+	return record.reasoningOnly === true ? "reasoning only" : "after a leaked call";
+}
+
 export function emptyStats(): TelemetryStats {
 	return {
 		total: 0,
@@ -77,6 +85,7 @@ export function emptyStats(): TelemetryStats {
 		byOwner: new Map(),
 		grammars: new Map(),
 		rules: new Map(),
+		continuations: new Map(),
 	};
 }
 
@@ -117,6 +126,7 @@ export class StatsAccumulator {
 			const families =
 				record.outcome === "continued" ? "" : typeof record.grammar === "string" ? record.grammar : "unknown";
 			for (const family of families.split(",")) if (family !== "") increment(stats.grammars, shownName(family));
+			if (record.outcome === "continued") increment(stats.continuations, continuationKind(record));
 		} else {
 			stats.toolEvents++;
 			const toolRow = row(stats.byTool, shownName(nameOr(record.tool)));
