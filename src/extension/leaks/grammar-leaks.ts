@@ -92,7 +92,6 @@ function knownToolsFor(settings: RepairSettings, deps: GrammarLeakHandlerDeps): 
 	return new Set(allowed.length > 0 ? allowed : deps.activeTools());
 }
 
-/** A text or reasoning part whose text could hold a grammar's markup. */
 function isAssistantMessage(message: unknown): message is MinimalAssistantMessage {
 	return (
 		message !== null &&

@@ -23,6 +23,7 @@
  */
 import { fnv1a } from "../../core/issues.ts";
 import { isRecord } from "../../core/json-value.ts";
+import { codeMinus, isDigit, isIdentifierStart } from "../../grammar/scan/chars.ts";
 
 const MAX_NAME_LENGTH = 64;
 /** `_` and eight hex digits of the hash. */
@@ -30,13 +31,7 @@ const SUFFIX_LENGTH = 9;
 
 /** A character every strict provider accepts in a tool name: `[A-Za-z0-9_-]`. */
 function isSafeNameChar(code: number): boolean {
-	return (
-		(code >= 97 && code <= 122) ||
-		(code >= 65 && code <= 90) ||
-		(code >= 48 && code <= 57) ||
-		code === 95 ||
-		code === 45
-	);
+	return isIdentifierStart(code) || isDigit(code) || code === codeMinus;
 }
 
 /**

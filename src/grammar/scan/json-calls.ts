@@ -65,7 +65,7 @@ export function argumentsFromJsonText(text: string): Record<string, unknown> {
 export interface JsonCall {
 	name: string;
 	arguments: Record<string, unknown>;
-	/** The call cannot run as written (a pythonic keyword given twice): its text is stripped, never promoted. */
+	/** The call cannot run as written (a pythonic keyword given twice, or a value giving a key twice): its text is stripped, never promoted. */
 	stripOnly?: true;
 }
 

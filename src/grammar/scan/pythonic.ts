@@ -142,7 +142,7 @@ function pythonWordsToJson(text: string): string {
 	return out;
 }
 
-/** Converts one pythonic argument value: Python literals, numbers, quoted strings, else JSON, else the text. */
+/** Converts one pythonic argument value: Python literals, numbers, quoted strings, else JSON, else the text; {@link REPEATED_KEY} for JSON that gives a key twice. */
 function parsePythonicValue(raw: string): unknown {
 	const v = raw.trim();
 	if (v === "True") return true;
@@ -157,9 +157,15 @@ function parsePythonicValue(raw: string): unknown {
 	) {
 		return unescapePythonQuoted(v.slice(1, -1));
 	}
-	const parsed = parseModelJson(pythonWordsToJson(v));
-	return parsed === undefined ? v : parsed;
+	const json = pythonWordsToJson(v);
+	const parsed = parseModelJson(json);
+	if (parsed !== undefined) return parsed;
+	// JSON that gives a key twice is ambiguous, not text: kept as its text it would reach a string field.
+	return repeatsKeyInJson(json) ? REPEATED_KEY : v;
 }
+
+/** What {@link parsePythonicValue} answers for a dict or list that gives one key twice (JSON keeps the last). */
+const REPEATED_KEY: unique symbol = Symbol("repeated-key");
 
 /** The keyword pieces of a pythonic call's argument text, as written: key and raw value; positional pieces are left out. */
 function keywordPieces(argsText: string): Array<[key: string, raw: string]> {
@@ -174,32 +180,36 @@ function keywordPieces(argsText: string): Array<[key: string, raw: string]> {
 	return pieces;
 }
 
-/** The arguments the keyword pieces spell. */
-function argumentsOf(pieces: ReadonlyArray<readonly [key: string, raw: string]>): Record<string, unknown> {
+/**
+ * The arguments the keyword pieces spell, each value read once, and whether
+ * the call cannot be read as written: a keyword given twice (Python keeps the
+ * last) or a value that is a dict or list giving one key twice (JSON keeps the
+ * last), so which value the model meant is not known. Such a value is left
+ * out, never kept as its text.
+ */
+function argumentsOf(pieces: ReadonlyArray<readonly [key: string, raw: string]>): {
+	args: Record<string, unknown>;
+	ambiguous: boolean;
+} {
 	const args: Record<string, unknown> = {};
-	for (const [key, raw] of pieces) defineOwn(args, key, parsePythonicValue(raw));
-	return args;
+	const keys = new Set<string>();
+	let ambiguous = false;
+	for (const [key, raw] of pieces) {
+		if (keys.has(key)) ambiguous = true;
+		keys.add(key);
+		const value = parsePythonicValue(raw);
+		if (value === REPEATED_KEY) ambiguous = true;
+		else defineOwn(args, key, value);
+	}
+	return { args, ambiguous };
 }
 
 /** Keyword arguments of a pythonic call's argument text; positional pieces are ignored. */
 export function parsePythonicArgs(argsText: string): Record<string, unknown> {
-	return argumentsOf(keywordPieces(argsText));
+	return argumentsOf(keywordPieces(argsText)).args;
 }
 
-/**
- * True when the call cannot be read as written: a keyword given twice (Python
- * keeps the last) or a value that is a dict or list giving one key twice
- * (JSON keeps the last), so which value the model meant is not known. Such a
- * value is never kept as its text either.
- */
-function isAmbiguous(pieces: ReadonlyArray<readonly [key: string, raw: string]>): boolean {
-	return (
-		new Set(pieces.map(([key]) => key)).size !== pieces.length ||
-		pieces.some(([, raw]) => repeatsKeyInJson(pythonWordsToJson(raw.trim())))
-	);
-}
-
-/** A call's name and arguments, carrying `stripOnly` when it cannot run as written (see {@link isAmbiguous}). */
+/** A call's name and arguments, carrying `stripOnly` when it cannot run as written (see {@link argumentsOf}). */
 export function callFields(call: JsonCall): JsonCall {
 	return call.stripOnly === true
 		? { name: call.name, arguments: call.arguments, stripOnly: true }
@@ -235,16 +245,9 @@ export function pythonicCallAtLine(
 	if (open >= limit || text.charCodeAt(open) !== codeOpenParenthesis) return undefined;
 	const end = findMatchingParen(text, open, limit, matcher);
 	if (end === -1) return undefined;
-	// One split of the argument text serves the arguments and the ambiguity check.
-	const pieces = keywordPieces(text.slice(open + 1, end - 1));
-	const call: PythonicCall = {
-		name: text.slice(start, identEnd),
-		arguments: argumentsOf(pieces),
-		lineStart,
-		start,
-		end,
-	};
-	if (isAmbiguous(pieces)) call.stripOnly = true;
+	const { args, ambiguous } = argumentsOf(keywordPieces(text.slice(open + 1, end - 1)));
+	const call: PythonicCall = { name: text.slice(start, identEnd), arguments: args, lineStart, start, end };
+	if (ambiguous) call.stripOnly = true;
 	return call;
 }
 
