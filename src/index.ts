@@ -51,6 +51,7 @@ import type {
 	ToolResultEventResult,
 	TurnEndEvent,
 	TurnEndEventResult,
+	TurnStartEvent,
 } from "@earendil-works/pi-coding-agent";
 import { registerRepairCommands, showSettingsWarning } from "./extension/commands/commands.ts";
 import { indicatorRenderers, updateFooterStatus } from "./extension/commands/indicator.ts";
@@ -79,7 +80,7 @@ import { BuiltinRepairers } from "./extension/repair/builtin-repairers.ts";
 import { CodemodeOwnership, codemodeLine, decideNestedCall } from "./extension/repair/codemode-repair.ts";
 import { RepeatFailureTracker } from "./extension/repair/escalation.ts";
 import { RepairFeedbackHub } from "./extension/repair/feedback.ts";
-import { layerStages, runMessageEndStages } from "./extension/repair/message-end.ts";
+import { anyStageFor, layerStages, runMessageEndStages } from "./extension/repair/message-end.ts";
 import {
 	CallTargets,
 	JudgedArgs,
@@ -129,7 +130,10 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	// A host that cannot persist an entry still shows and notes the repair.
 	const feedback = new RepairFeedbackHub({
 		appendEntry: (type, data) => contained(`append-entry:${type}`, () => pi.appendEntry(type, data)),
-		onHold: () => resultNotes.want(),
+		onHold: () => {
+			resultNotes.want();
+			turnStarts.want();
+		},
 	});
 	const deps: RepairDeps = {
 		settings: () => settings,
@@ -156,7 +160,10 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		},
 		() => refusals.holding,
 	);
-	const refusals = new PendingRefusals(() => refusalCheck.want());
+	const refusals = new PendingRefusals(() => {
+		refusalCheck.want();
+		turnStarts.want();
+	});
 	const judged = new JudgedArgs();
 	const targets = new CallTargets(
 		{
@@ -330,23 +337,30 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		contained("model-select", () => model.fromSelect(event, ctx));
 	});
 
-	// A turn's held notes and refusals belong to calls that never ran once the next turn starts.
-	pi.on("turn_start", () => {
-		contained("turn-start", () => {
-			feedback.endTurn();
-			refusals.clear();
-			silentStops.onTurnStart();
-			resultNotes.settle();
-			refusalCheck.settle();
-		});
-	});
+	// A turn's held notes and refusals belong to calls that never ran once the next turn starts. Listened to
+	// only while one waits or a continuation is remembered: most turns leave nothing for the next.
+	const turnStarts: OnDemandHandler<TurnStartEvent, void> = new OnDemandHandler<TurnStartEvent, void>(
+		(handler) => pi.on("turn_start", handler),
+		() => {
+			contained("turn-start", () => {
+				feedback.endTurn();
+				refusals.clear();
+				silentStops.onTurnStart();
+				resultNotes.settle();
+				refusalCheck.settle();
+			});
+		},
+		() => feedback.holding || refusals.holding || silentStops.spansTurns,
+	);
 
 	// Registered only for a turn that stopped silently: pi rebuilds the session's context around every turn_end handler.
 	const continuation = new OnDemandHandler<TurnEndEvent, TurnEndEventResult | undefined>(
 		(handler) => pi.on("turn_end", handler),
 		(event) => {
 			survey.refresh();
-			return contained("turn-end:continuation", () => silentStops.onTurnEnd(event));
+			const result = contained("turn-end:continuation", () => silentStops.onTurnEnd(event));
+			if (silentStops.spansTurns) turnStarts.want();
+			return result;
 		},
 	);
 
@@ -384,16 +398,22 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			echoes.clear();
 			resultNotes.settle();
 			refusalCheck.settle();
+			turnStarts.settle();
 		});
 	});
 
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
+			contained("message-end:echo-sources", () => echoes.note(event.message));
+			// Most messages (every tool result) have no row: only the names they carry are checked.
+			if (!anyStageFor(stages, event.message)) {
+				contained("message-end:history-names", () => noteSavedNames([event.message]));
+				return undefined;
+			}
 			survey.refresh();
 			cwd = ctx.cwd;
 			// Reading ctx.model makes pi look the model up, so only a message with malformed text pays for it.
 			messageModel = () => ctx.model;
-			contained("message-end:echo-sources", () => echoes.note(event.message));
 			leaksNoted = false;
 			const final = runMessageEndStages(stages, event.message, contained, (message) =>
 				settledMessage(message, targets.forMessage(), mayHoldLeak),

@@ -4,7 +4,8 @@
  * (each read builds a record for every registered tool), a tool that
  * becomes active between events is seen at the next one, and the layer
  * holds a `turn_end` handler (which makes pi rebuild the session's context
- * on every turn) only for a turn that stopped silently, and `tool_call` and
+ * on every turn) only for a turn that stopped silently, a `turn_start`
+ * handler only while something waits for the next turn, and `tool_call` and
  * `tool_result` handlers (pi builds a context and awaits every handler of
  * both around each call it runs) only while a refusal or a note waits for
  * its call.
@@ -141,11 +142,15 @@ describe("pi's tool lists, read once per event, through pi's real agent loop", (
 			{ text: "Done." },
 		]);
 		expect(run.session.hasExtensionHandlers("turn_end")).toBe(false);
-		expect(run.session.hasExtensionHandlers("turn_start")).toBe(true);
+		// Nothing waits for the next turn either: no note, no refusal, no continuation.
+		expect(run.session.hasExtensionHandlers("turn_start")).toBe(false);
 		// A phantom toolUse stop: the layer asks once, then lets go of turn_end again.
 		await run.play([{ text: "", stopReason: "toolUse" }, { text: "Answered." }], "again");
 		expect(run.lastAssistantText()).toBe("Answered.");
 		expect(run.session.hasExtensionHandlers("turn_end")).toBe(false);
+		// A continuation is remembered for the two turn starts after it (never two in a row), then let go.
+		await run.play([{ text: "Fine." }], "and again");
+		expect(run.session.hasExtensionHandlers("turn_start")).toBe(false);
 		const continued = run.sessionManager
 			.getEntries()
 			.filter((entry) => entry.type === "custom_message" && entry.customType === CONTINUATION_MESSAGE_TYPE);
@@ -174,5 +179,6 @@ describe("pi's tool lists, read once per event, through pi's real agent loop", (
 		expect(run.resultText("r4")).not.toContain("<repair_note>");
 		expect(run.session.hasExtensionHandlers("tool_result")).toBe(false);
 		expect(run.session.hasExtensionHandlers("tool_call")).toBe(false);
+		expect(run.session.hasExtensionHandlers("turn_start")).toBe(false);
 	});
 });

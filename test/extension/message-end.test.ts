@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { ContainedErrorEvent } from "../../src/extension/host/types.ts";
 import {
+	anyStageFor,
 	type LayerStageDeps,
 	layerStages,
 	type MessageEndStage,
@@ -143,6 +144,16 @@ describe("the layer's message_end stages", () => {
 			recordingContained([]),
 		);
 		expect(on.ran).toEqual([]);
+	});
+
+	it("say which messages have a stage at all, so the handler skips the pass for the rest", () => {
+		const stages = (names: boolean) => layerStages(recordingDeps(names).deps);
+		expect(anyStageFor(stages(true), { role: "assistant", content: [] })).toBe(true);
+		expect(anyStageFor(stages(false), { role: "assistant", content: [] })).toBe(true);
+		expect(anyStageFor(stages(true), { role: "toolResult", isError: true, content: [] })).toBe(true);
+		expect(anyStageFor(stages(false), { role: "toolResult", isError: true, content: [] })).toBe(false);
+		expect(anyStageFor(stages(true), { role: "toolResult", isError: false, content: [] })).toBe(false);
+		for (const role of ["user", "system", "custom", undefined]) expect(anyStageFor(stages(true), { role })).toBe(false);
 	});
 });
 

@@ -107,6 +107,11 @@ export class SilentStopGuard {
 		}
 	}
 
+	/** True while a continuation is remembered: `turn_start` must then move it along (never two in a row). */
+	get spansTurns(): boolean {
+		return this.continuedThisTurn || this.continuedLastTurn;
+	}
+
 	/** `turn_start`: the turn before this one is now the last turn. */
 	onTurnStart(): void {
 		this.continuedLastTurn = this.continuedThisTurn;

@@ -37,6 +37,16 @@ export interface MessageEndStage {
 }
 
 /**
+ * True when some stage runs for `message`. pi finishes three messages for
+ * every call (the reply, the result, and the result's own), and most have no
+ * row: the handler asks this first and skips the pass's setup for them.
+ */
+export function anyStageFor(stages: readonly MessageEndStage[], message: PassMessage): boolean {
+	for (const stage of stages) if (stage.enabled(message)) return true;
+	return false;
+}
+
+/**
  * Runs `stages` in order over `message`; returns the final message, or
  * `undefined` when no stage changed it. `settled` answers whether the
  * message is one every stage marked `idleWhenSettled` leaves as it is; it is
