@@ -5,14 +5,17 @@
  * pi compiles this file with its own loader, which maps the imports below to
  * the host's instances of its packages. With a build present (the tarball
  * ships it, `npm run build` makes it in a checkout) the entry hands those
- * modules to the bundled layer and has Node load the bundle natively: fast,
- * and it never resolves a second copy of pi. Without one (a fresh clone) pi
- * compiles the TypeScript source itself, feeding it the same host modules.
+ * modules to the bundled layer and runs the bundle itself, with a code cache
+ * of what earlier sessions compiled (src/extension/files/bundle-loader.ts):
+ * fast, and it never resolves a second copy of pi. Without one (a fresh
+ * clone) pi compiles the TypeScript source itself, feeding it the same host
+ * modules.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import * as piCodingAgent from "@earendil-works/pi-coding-agent";
+import type { loadBundle as BundleLoader } from "./src/extension/files/bundle-loader.ts";
 import type { HostModules } from "./src/extension/host/host-modules.ts";
 import {
 	isBelowOldestPiVersion,
@@ -22,8 +25,9 @@ import {
 
 type ExtensionFactory = (pi: ExtensionAPI) => void;
 
-const BUNDLE = "./dist/bundle/layer.js";
-const SLOT = "./dist/bundle/host.js";
+const BUNDLE = "./dist/bundle/layer.cjs";
+const SLOT = "./dist/bundle/host.cjs";
+const LOADER = "./dist/bundle/loader.cjs";
 const SOURCE = "./src/index.ts";
 
 export default async function piRepairLayer(pi: ExtensionAPI): Promise<void> {
@@ -49,7 +53,12 @@ export default async function piRepairLayer(pi: ExtensionAPI): Promise<void> {
 			"@earendil-works/pi-ai": piAi,
 			"typebox/compile": typeboxCompile,
 		});
-		(load(BUNDLE) as { default: ExtensionFactory }).default(pi);
+		const { loadBundle } = load(LOADER) as { loadBundle: typeof BundleLoader };
+		const bundle = loadBundle(load.resolve(BUNDLE));
+		(bundle.exports as { default: ExtensionFactory }).default(pi);
+		// Saved once, after the first session: it then holds every function that session compiled.
+		const save = bundle.saveCodeCache;
+		if (save !== undefined) pi.on("session_shutdown", () => save());
 		return;
 	}
 	// pi prints a factory's error with the extension's path, so this says why nothing loaded.

@@ -7,11 +7,12 @@
  * docs/packages.md warns about the duplicate classes and initialization). pi's loader
  * also transforms every file it loads, which costs more than the layer's own work.
  *
- * So the layer is bundled into `dist/bundle/layer.js`, which Node loads natively
- * (fast, with pi's compile cache) and whose imports of pi's packages are replaced by
- * shims reading the host's modules from `dist/bundle/host.js`. The manifest's
- * entry (`extension.ts`, small, compiled by pi's loader so its own imports are the
- * host's) fills that slot before it loads the bundle.
+ * So the layer is bundled into `dist/bundle/layer.cjs`, whose imports of pi's packages
+ * are replaced by shims reading the host's modules from `dist/bundle/host.cjs`. The
+ * manifest's entry (`extension.ts`, small, compiled by pi's loader so its own imports
+ * are the host's) fills that slot, then runs the bundle through `dist/bundle/loader.cjs`
+ * (src/extension/files/bundle-loader.ts), which compiles it with a V8 code cache of
+ * the functions earlier sessions ran. CommonJS, so the bundle can run as a script.
  */
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -22,8 +23,10 @@ import { HOST_SPECIFIERS, type HostSpecifier } from "../src/extension/host/host-
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, "dist", "bundle");
 const SHIM_PREFIX = "\0pi-host:";
-/** The slot module; its own entry chunk (`host.js`), so the entry and the bundle share one instance. */
+/** The slot module; its own entry chunk (`host.cjs`), so the entry and the bundle share one instance. */
 const slot = join(root, "src", "extension", "host", "host-modules.ts");
+/** The loader the entry runs the bundle with; its own entry chunk (`loader.cjs`). */
+const loader = join(root, "src", "extension", "files", "bundle-loader.ts");
 
 /** The runtime names each host module must provide, read from the sources' value imports. */
 function importedNames(): Map<HostSpecifier, Set<string>> {
@@ -52,7 +55,7 @@ async function main(): Promise<void> {
 	rmSync(outDir, { recursive: true, force: true });
 	const names = importedNames();
 	const bundle = await rolldown({
-		input: { layer: join(root, "src", "index.ts"), host: slot },
+		input: { layer: join(root, "src", "index.ts"), host: slot, loader },
 		platform: "node",
 		external: [/^node:/],
 		plugins: [
@@ -75,12 +78,13 @@ async function main(): Promise<void> {
 			},
 		],
 	});
-	// Minified: Node reads and compiles the whole file at every start, and a smaller file costs less of both.
+	// Minified: the whole file is read and hashed at every start, and a smaller file costs less of both.
 	await bundle.write({
 		dir: outDir,
-		format: "esm",
-		entryFileNames: "[name].js",
-		chunkFileNames: "[name]-[hash].js",
+		format: "cjs",
+		exports: "named",
+		entryFileNames: "[name].cjs",
+		chunkFileNames: "[name]-[hash].cjs",
 		minify: true,
 	});
 	await bundle.close();

@@ -25,7 +25,7 @@ const script = [
 	{ text: "done" },
 ];
 
-if (!existsSync(join(ROOT, "dist", "bundle", "layer.js"))) {
+if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 	console.log("no build: run `npm run build` first (the session bench measures the built layer)");
 } else {
 	pairedRuns({

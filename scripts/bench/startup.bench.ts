@@ -58,7 +58,7 @@ function controlPackage(work: string): string {
 	return join(work, "pi-repair-control-1.0.0.tgz");
 }
 
-if (!existsSync(join(ROOT, "dist", "bundle", "layer.js"))) {
+if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 	console.log("no build: run `npm run build` first (the startup bench measures the built layer)");
 } else {
 	const work = mkdtempSync(join(tmpdir(), "pi-repair-startup-"));

@@ -11,14 +11,24 @@
  * of the tarball, `pi -e` of the installed package) are checked the same way
  * by scripts/test-package.ts.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+	cpSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runPiCli } from "../helpers/pi-cli.ts";
 
 const PROBE = join(REPO_ROOT, "test", "package", "module-probe.mjs");
-const built = existsSync(join(REPO_ROOT, "dist", "bundle", "layer.js"));
+const built = existsSync(join(REPO_ROOT, "dist", "bundle", "layer.cjs"));
 const temps: string[] = [];
 afterAll(() => {
 	for (const dir of temps) rmSync(dir, { recursive: true, force: true });
@@ -93,7 +103,44 @@ describe("the layer loads one pi", () => {
 			const run = await probedRun(REPO_ROOT);
 			expect(run.repaired, run.output).toBe(true);
 			expect(secondPiFiles(await withoutLayer(), run)).toEqual([]);
-			expect(run.files).toContain(join(REPO_ROOT, "dist", "bundle", "layer.js"));
+			expect(run.files).toContain(join(REPO_ROOT, "dist", "bundle", "loader.cjs"));
+		},
+		120_000,
+	);
+
+	it.skipIf(!built)(
+		"a second start of a built checkout runs the bundle from the code cache the first one saved",
+		async () => {
+			// Node's compile cache folder for these runs alone; pi turns the cache on, and the layer's sits beside it.
+			const cacheDir = tempDir("pi-repair-code-cache-");
+			const caches = () =>
+				readdirSync(cacheDir, { recursive: true, encoding: "utf8" })
+					.filter((file) => /pi-repair-layer-\d+-[0-9a-f]+\.cache$/.test(file))
+					.map((file) => join(cacheDir, file));
+			const start = async () => {
+				const run = await runPiCli({
+					script: [
+						{ toolCalls: [{ name: "write", arguments: { file_path: "a.txt", content: "cached\n" } }] },
+						{ type: "echo" },
+					],
+					extension: REPO_ROOT,
+					env: { NODE_COMPILE_CACHE: cacheDir },
+				});
+				try {
+					expect(run.exitCode, run.stderr).toBe(0);
+					expect(run.readFile("a.txt")).toBe("cached\n");
+				} finally {
+					run.cleanup();
+				}
+			};
+			await start();
+			const saved = caches();
+			expect(saved).toHaveLength(1);
+			const written = statSync(saved[0] as string).mtimeMs;
+			await start();
+			// Used as it was: V8 took it, so nothing was compiled again or written.
+			expect(caches()).toEqual(saved);
+			expect(statSync(saved[0] as string).mtimeMs).toBe(written);
 		},
 		120_000,
 	);
@@ -118,7 +165,7 @@ describe("the layer loads one pi", () => {
 			});
 			expect(run.repaired, run.output).toBe(true);
 			expect(secondPiFiles(await withoutLayer(), run)).toEqual([]);
-			expect(run.files).toContain(join(copy, "dist", "bundle", "layer.js"));
+			expect(run.files).toContain(join(copy, "dist", "bundle", "loader.cjs"));
 		},
 		120_000,
 	);

@@ -1,0 +1,102 @@
+/**
+ * Loads the bundled layer (`dist/bundle/layer.cjs`) with a V8 code cache of
+ * the functions its sessions run.
+ *
+ * V8 compiles a function the first time it is called, and Node's compile
+ * cache (which pi turns on) keeps only what V8 compiled together with the
+ * file: its top-level code. So every pi start compiled again each layer
+ * function the session then called, about a thousand of them (7 to 10 ms of
+ * CPU in a session of valid calls, most of it at load and on the first
+ * messages). Here the bundle is compiled as a script, given the cache an
+ * earlier session left, and when it had none (or V8 refused it) a new one is
+ * saved as the session ends, which then holds every function that session
+ * ran.
+ *
+ * The cache lives beside Node's own, in the directory pi chose for it
+ * (`module.getCompileCacheDir()`, one per Node version), and nowhere when pi
+ * turned Node's cache off. Its name carries the bundle's length and CRC-32,
+ * as Node names its own entries, so a changed bundle never meets an old
+ * cache; V8 itself refuses a cache made by another version or with other
+ * flags. The file holds compiled code of the bundle only, no session data.
+ */
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire, getCompileCacheDir } from "node:module";
+import { basename, dirname, join } from "node:path";
+import { Script } from "node:vm";
+import { crc32 } from "node:zlib";
+import { reportIoError, reportIoErrorUnless } from "./fs-errors.ts";
+
+/**
+ * The bundle's exports, and how to keep its compiled code for the next start:
+ * absent when a cache was used or there is nowhere to keep one; it writes at
+ * most once.
+ */
+export interface LoadedBundle {
+	exports: Record<string, unknown>;
+	saveCodeCache: (() => void) | undefined;
+}
+
+/** The cache file of `source` in `dir`: named by its length and CRC-32, as Node names its own. */
+export function codeCachePath(dir: string, source: string): string {
+	return join(dir, `pi-repair-layer-${source.length}-${crc32(source).toString(16)}.cache`);
+}
+
+/**
+ * Runs the CommonJS bundle at `path` (its `require` resolves from the
+ * bundle's own folder, so it shares the entry's instance of every module it
+ * requires) and returns its exports. `cacheDir` defaults to Node's compile
+ * cache directory; `undefined` there means no cache is read or written.
+ */
+export function loadBundle(path: string, cacheDir: string | undefined = getCompileCacheDir()): LoadedBundle {
+	const source = readFileSync(path, "utf8");
+	const cachePath = cacheDir === undefined ? undefined : codeCachePath(cacheDir, source);
+	const cachedData = cachePath === undefined ? undefined : readCache(cachePath);
+	// The same wrapper Node gives a CommonJS file, so the bundle runs exactly as `require` would run it.
+	const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+		filename: path,
+		...(cachedData === undefined ? {} : { cachedData }),
+	});
+	const module = { exports: {} as Record<string, unknown> };
+	const run = script.runInThisContext() as (...args: unknown[]) => void;
+	run(module.exports, createRequire(path), module, path, dirname(path));
+	const kept = cachedData !== undefined && !script.cachedDataRejected;
+	let saved = false;
+	return {
+		exports: module.exports,
+		saveCodeCache:
+			cachePath === undefined || kept
+				? undefined
+				: () => {
+						if (saved) return;
+						saved = true;
+						// A cache that cannot be written only costs the next start the compile it would have saved.
+						try {
+							writeCache(cachePath, script.createCachedData());
+						} catch (error) {
+							reportIoError("code-cache-save", error);
+						}
+					},
+	};
+}
+
+/** The cache's bytes, or `undefined` when there is none yet. */
+function readCache(path: string): Buffer | undefined {
+	try {
+		return readFileSync(path);
+	} catch (error) {
+		// No cache yet is the normal first start; any other failure is reported, and the bundle compiles as without one.
+		reportIoErrorUnless("ENOENT", "code-cache-read", error);
+		return undefined;
+	}
+}
+
+/** Writes beside the final name, then renames: a pi starting meanwhile reads the old cache or the new one, never half. */
+function writeCache(path: string, data: Buffer): void {
+	const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+	try {
+		writeFileSync(temp, data, { flag: "wx", mode: 0o600 });
+		renameSync(temp, path);
+	} finally {
+		rmSync(temp, { force: true });
+	}
+}

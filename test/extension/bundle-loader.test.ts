@@ -1,0 +1,129 @@
+/**
+ * The bundle loader: runs a CommonJS bundle as `require` would, reads the
+ * code cache an earlier session left beside Node's own, and writes one, once,
+ * only when there was none or V8 refused it. A cache it cannot read or write
+ * costs a compile, never the load.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { codeCachePath, loadBundle } from "../../src/extension/files/bundle-loader.ts";
+
+const temps: string[] = [];
+afterEach(() => {
+	for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A folder holding `bundle.cjs` (with `source`) and a sibling module it requires, and an empty cache folder. */
+function fixture(source: string): { bundle: string; cacheDir: string } {
+	const dir = mkdtempSync(join(tmpdir(), "pi-repair-loader-"));
+	temps.push(dir);
+	writeFileSync(join(dir, "sibling.cjs"), "exports.word = 'sibling';\n");
+	const bundle = join(dir, "bundle.cjs");
+	writeFileSync(bundle, source);
+	const cacheDir = join(dir, "cache");
+	mkdirSync(cacheDir);
+	return { bundle, cacheDir };
+}
+
+// Functions the module only compiles when called: what the cache must keep for the next start.
+const SOURCE = [
+	"const sibling = require('./sibling.cjs');",
+	"function greet(name) { return sibling.word + ': hello ' + name; }",
+	"exports.default = (name) => greet(name);",
+	"exports.file = __filename;",
+].join("\n");
+
+type Greet = (name: string) => string;
+
+describe("loading the bundle with a code cache", () => {
+	it("runs the bundle as require would: its exports, its own folder's modules, its file name", () => {
+		const { bundle } = fixture(SOURCE);
+		const loaded = loadBundle(bundle, undefined);
+		expect((loaded.exports.default as Greet)("pi")).toBe("sibling: hello pi");
+		expect(loaded.exports.file).toBe(bundle);
+	});
+
+	it("reads and writes no cache when there is no cache folder", () => {
+		const { bundle, cacheDir } = fixture(SOURCE);
+		const loaded = loadBundle(bundle, undefined);
+		expect(loaded.saveCodeCache).toBeUndefined();
+		expect(readdirSync(cacheDir)).toEqual([]);
+	});
+
+	it("saves a cache once after a start without one, and the next start uses it and saves nothing", () => {
+		const { bundle, cacheDir } = fixture(SOURCE);
+		const first = loadBundle(bundle, cacheDir);
+		(first.exports.default as Greet)("first");
+		expect(first.saveCodeCache).toBeTypeOf("function");
+		first.saveCodeCache?.();
+		const path = codeCachePath(cacheDir, readFileSync(bundle, "utf8"));
+		expect(readdirSync(cacheDir)).toEqual([path.slice(cacheDir.length + 1)]);
+		// Only its owner reads it: it is code the next start runs.
+		expect(statSync(path).mode & 0o777).toBe(0o600);
+		const written = statSync(path).mtimeMs;
+		first.saveCodeCache?.();
+		expect(statSync(path).mtimeMs).toBe(written);
+
+		const second = loadBundle(bundle, cacheDir);
+		expect(second.saveCodeCache).toBeUndefined();
+		expect((second.exports.default as Greet)("second")).toBe("sibling: hello second");
+	});
+
+	it("compiles without a cache V8 refuses, and replaces it", () => {
+		const { bundle, cacheDir } = fixture(SOURCE);
+		const path = codeCachePath(cacheDir, readFileSync(bundle, "utf8"));
+		writeFileSync(path, Buffer.from("not a code cache at all"));
+		const loaded = loadBundle(bundle, cacheDir);
+		expect((loaded.exports.default as Greet)("anyway")).toBe("sibling: hello anyway");
+		expect(loaded.saveCodeCache).toBeTypeOf("function");
+		loaded.saveCodeCache?.();
+		expect(loadBundle(bundle, cacheDir).saveCodeCache).toBeUndefined();
+	});
+
+	it("never gives a changed bundle the cache of the old one, even at the same length", () => {
+		const { bundle, cacheDir } = fixture(SOURCE);
+		loadBundle(bundle, cacheDir).saveCodeCache?.();
+		const changed = SOURCE.replace("hello", "howdy");
+		expect(changed.length).toBe(SOURCE.length);
+		writeFileSync(bundle, changed);
+		expect(codeCachePath(cacheDir, changed)).not.toBe(codeCachePath(cacheDir, SOURCE));
+		const loaded = loadBundle(bundle, cacheDir);
+		expect(loaded.saveCodeCache).toBeTypeOf("function");
+		expect((loaded.exports.default as Greet)("pi")).toBe("sibling: howdy pi");
+	});
+
+	it("loads the bundle when the cache cannot be read or written, and throws nothing", () => {
+		const { bundle, cacheDir } = fixture(SOURCE);
+		// A folder where the cache file should be: reading it fails with EISDIR, and so does the rename over it.
+		mkdirSync(codeCachePath(cacheDir, SOURCE));
+		const loaded = loadBundle(bundle, cacheDir);
+		expect((loaded.exports.default as Greet)("pi")).toBe("sibling: hello pi");
+		expect(() => loaded.saveCodeCache?.()).not.toThrow();
+		// No temporary file is left behind.
+		expect(readdirSync(cacheDir)).toEqual([codeCachePath(cacheDir, SOURCE).slice(cacheDir.length + 1)]);
+		const missing = loadBundle(bundle, join(cacheDir, "no-such-folder"));
+		expect(() => missing.saveCodeCache?.()).not.toThrow();
+	});
+
+	it("keeps compiled code only: a value the session computed never reaches the cache file", () => {
+		const secret = "sk-live-CODECACHE-7f3a9c";
+		const { bundle, cacheDir } = fixture(
+			["const held = [process.env.PI_REPAIR_LOADER_SECRET];", "exports.default = () => held[0];"].join("\n"),
+		);
+		process.env.PI_REPAIR_LOADER_SECRET = secret;
+		try {
+			const loaded = loadBundle(bundle, cacheDir);
+			expect((loaded.exports.default as () => string)()).toBe(secret);
+			loaded.saveCodeCache?.();
+		} finally {
+			delete process.env.PI_REPAIR_LOADER_SECRET;
+		}
+		const files = readdirSync(cacheDir);
+		expect(files).toHaveLength(1);
+		const bytes = readFileSync(join(cacheDir, files[0] as string));
+		expect(bytes.length).toBeGreaterThan(0);
+		expect(bytes.includes(secret)).toBe(false);
+	});
+});
