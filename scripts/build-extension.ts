@@ -82,6 +82,8 @@ async function main(): Promise<void> {
 	await bundle.write({
 		dir: outDir,
 		format: "cjs",
+		// ASCII only: the source becomes a one-byte string, which reads, hashes and compiles faster.
+		charset: "ascii",
 		exports: "named",
 		entryFileNames: "[name].cjs",
 		chunkFileNames: "[name]-[hash].cjs",

@@ -58,7 +58,7 @@ describe("loading the bundle with a code cache", () => {
 		(first.exports.default as Greet)("first");
 		expect(first.saveCodeCache).toBeTypeOf("function");
 		first.saveCodeCache?.();
-		const path = codeCachePath(cacheDir, readFileSync(bundle, "utf8"));
+		const path = codeCachePath(cacheDir, readFileSync(bundle));
 		expect(readdirSync(cacheDir)).toEqual([path.slice(cacheDir.length + 1)]);
 		// Only its owner reads it: it is code the next start runs.
 		expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -73,7 +73,7 @@ describe("loading the bundle with a code cache", () => {
 
 	it("compiles without a cache V8 refuses, and replaces it", () => {
 		const { bundle, cacheDir } = fixture(SOURCE);
-		const path = codeCachePath(cacheDir, readFileSync(bundle, "utf8"));
+		const path = codeCachePath(cacheDir, readFileSync(bundle));
 		writeFileSync(path, Buffer.from("not a code cache at all"));
 		const loaded = loadBundle(bundle, cacheDir);
 		expect((loaded.exports.default as Greet)("anyway")).toBe("sibling: hello anyway");
@@ -88,7 +88,7 @@ describe("loading the bundle with a code cache", () => {
 		const changed = SOURCE.replace("hello", "howdy");
 		expect(changed.length).toBe(SOURCE.length);
 		writeFileSync(bundle, changed);
-		expect(codeCachePath(cacheDir, changed)).not.toBe(codeCachePath(cacheDir, SOURCE));
+		expect(codeCachePath(cacheDir, Buffer.from(changed))).not.toBe(codeCachePath(cacheDir, Buffer.from(SOURCE)));
 		const loaded = loadBundle(bundle, cacheDir);
 		expect(loaded.saveCodeCache).toBeTypeOf("function");
 		expect((loaded.exports.default as Greet)("pi")).toBe("sibling: howdy pi");
@@ -97,12 +97,12 @@ describe("loading the bundle with a code cache", () => {
 	it("loads the bundle when the cache cannot be read or written, and throws nothing", () => {
 		const { bundle, cacheDir } = fixture(SOURCE);
 		// A folder where the cache file should be: reading it fails with EISDIR, and so does the rename over it.
-		mkdirSync(codeCachePath(cacheDir, SOURCE));
+		mkdirSync(codeCachePath(cacheDir, Buffer.from(SOURCE)));
 		const loaded = loadBundle(bundle, cacheDir);
 		expect((loaded.exports.default as Greet)("pi")).toBe("sibling: hello pi");
 		expect(() => loaded.saveCodeCache?.()).not.toThrow();
 		// No temporary file is left behind.
-		expect(readdirSync(cacheDir)).toEqual([codeCachePath(cacheDir, SOURCE).slice(cacheDir.length + 1)]);
+		expect(readdirSync(cacheDir)).toEqual([codeCachePath(cacheDir, Buffer.from(SOURCE)).slice(cacheDir.length + 1)]);
 		const missing = loadBundle(bundle, join(cacheDir, "no-such-folder"));
 		expect(() => missing.saveCodeCache?.()).not.toThrow();
 	});

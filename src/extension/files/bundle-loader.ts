@@ -36,9 +36,9 @@ export interface LoadedBundle {
 	saveCodeCache: (() => void) | undefined;
 }
 
-/** The cache file of `source` in `dir`: named by its length and CRC-32, as Node names its own. */
-export function codeCachePath(dir: string, source: string): string {
-	return join(dir, `pi-repair-layer-${source.length}-${crc32(source).toString(16)}.cache`);
+/** The cache file of the bundle's bytes in `dir`: named by their length and CRC-32, as Node names its own. */
+export function codeCachePath(dir: string, bytes: Uint8Array): string {
+	return join(dir, `pi-repair-layer-${bytes.length}-${crc32(bytes).toString(16)}.cache`);
 }
 
 /**
@@ -48,8 +48,9 @@ export function codeCachePath(dir: string, source: string): string {
  * cache directory; `undefined` there means no cache is read or written.
  */
 export function loadBundle(path: string, cacheDir: string | undefined = getCompileCacheDir()): LoadedBundle {
-	const source = readFileSync(path, "utf8");
-	const cachePath = cacheDir === undefined ? undefined : codeCachePath(cacheDir, source);
+	const bytes = readFileSync(path);
+	const source = bytes.toString("utf8");
+	const cachePath = cacheDir === undefined ? undefined : codeCachePath(cacheDir, bytes);
 	const cachedData = cachePath === undefined ? undefined : readCache(cachePath);
 	// The same wrapper Node gives a CommonJS file, so the bundle runs exactly as `require` would run it.
 	const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
