@@ -17,35 +17,37 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import * as piCodingAgent from "@earendil-works/pi-coding-agent";
 import type { loadBundle as BundleLoader } from "./src/extension/files/bundle-loader.ts";
 import type { HostModules } from "./src/extension/host/host-modules.ts";
-import {
-	isBelowOldestPiVersion,
-	reportUnsupportedHost,
-	unsupportedHostWarning,
-} from "./src/extension/host/host-version.ts";
+import type * as HostVersion from "./src/extension/host/host-version.ts";
 
 type ExtensionFactory = (pi: ExtensionAPI) => void;
 
 const BUNDLE = "./dist/bundle/layer.cjs";
 const SLOT = "./dist/bundle/host.cjs";
 const LOADER = "./dist/bundle/loader.cjs";
+const VERSION_CHECK = "./dist/bundle/host-version.cjs";
 const SOURCE = "./src/index.ts";
 
 export default async function piRepairLayer(pi: ExtensionAPI): Promise<void> {
+	const built = existsSync(new URL(BUNDLE, import.meta.url));
+	// Node's own require: pi's loader would otherwise transform the bundle and map nothing it needs.
+	const load = createRequire(import.meta.url);
+	// The same check either way: the build's copy loads natively, the source's through pi's loader.
+	const hostVersion: typeof HostVersion = built
+		? (load(VERSION_CHECK) as typeof HostVersion)
+		: await import("./src/extension/host/host-version.ts");
 	// An older pi lacks what the layer relies on: load nothing, and say why once.
 	const version: unknown = (piCodingAgent as { VERSION?: unknown }).VERSION;
-	if (isBelowOldestPiVersion(version)) {
-		reportUnsupportedHost(pi, unsupportedHostWarning(version));
+	if (hostVersion.isBelowOldestPiVersion(version)) {
+		hostVersion.reportUnsupportedHost(pi, hostVersion.unsupportedHostWarning(version));
 		return;
 	}
-	if (existsSync(new URL(BUNDLE, import.meta.url))) {
+	if (built) {
 		// Imported only after the version check: an older host may not provide all of them.
 		const [piAi, piTui, typeboxCompile] = await Promise.all([
 			import("@earendil-works/pi-ai"),
 			import("@earendil-works/pi-tui"),
 			import("typebox/compile"),
 		]);
-		// Node's own require: pi's loader would otherwise transform the bundle and map nothing it needs.
-		const load = createRequire(import.meta.url);
 		const slot = load(SLOT) as { provideHostModules(modules: HostModules): void };
 		slot.provideHostModules({
 			"@earendil-works/pi-coding-agent": piCodingAgent,

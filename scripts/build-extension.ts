@@ -27,6 +27,8 @@ const SHIM_PREFIX = "\0pi-host:";
 const slot = join(root, "src", "extension", "host", "host-modules.ts");
 /** The loader the entry runs the bundle with; its own entry chunk (`loader.cjs`). */
 const loader = join(root, "src", "extension", "files", "bundle-loader.ts");
+/** The supported-host check the entry runs first; its own entry chunk, so no start compiles it through pi's loader. */
+const hostVersion = join(root, "src", "extension", "host", "host-version.ts");
 
 /** The runtime names each host module must provide, read from the sources' value imports. */
 function importedNames(): Map<HostSpecifier, Set<string>> {
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
 	rmSync(outDir, { recursive: true, force: true });
 	const names = importedNames();
 	const bundle = await rolldown({
-		input: { layer: join(root, "src", "index.ts"), host: slot, loader },
+		input: { layer: join(root, "src", "index.ts"), host: slot, loader, "host-version": hostVersion },
 		platform: "node",
 		external: [/^node:/],
 		plugins: [

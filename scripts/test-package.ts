@@ -139,6 +139,7 @@ function checkFileList(files: readonly string[]): void {
 		"dist/bundle/layer.cjs",
 		"dist/bundle/host.cjs",
 		"dist/bundle/loader.cjs",
+		"dist/bundle/host-version.cjs",
 		"dist/index.js",
 		"dist/index.d.ts",
 		"dist/core/index.js",
