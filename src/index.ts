@@ -339,7 +339,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 
 	// A turn's held notes and refusals belong to calls that never ran once the next turn starts. Listened to
 	// only while one waits or a continuation is remembered: most turns leave nothing for the next.
-	const turnStarts: OnDemandHandler<TurnStartEvent, void> = new OnDemandHandler<TurnStartEvent, void>(
+	const turnStarts = new OnDemandHandler<TurnStartEvent, void>(
 		(handler) => pi.on("turn_start", handler),
 		() => {
 			contained("turn-start", () => {
@@ -405,7 +405,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
 			contained("message-end:echo-sources", () => echoes.note(event.message));
-			// Most messages (every tool result) have no row: only the names they carry are checked.
+			// Most messages (every tool result that is not an error) have no row: only the names they carry are checked.
 			if (!anyStageFor(stages, event.message)) {
 				contained("message-end:history-names", () => noteSavedNames([event.message]));
 				return undefined;

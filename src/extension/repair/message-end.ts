@@ -37,9 +37,9 @@ export interface MessageEndStage {
 }
 
 /**
- * True when some stage runs for `message`. pi finishes three messages for
- * every call (the reply, the result, and the result's own), and most have no
- * row: the handler asks this first and skips the pass's setup for them.
+ * True when some stage runs for `message`. Most messages pi finishes have no
+ * row (every tool result that is not an error): the handler asks this first
+ * and skips the pass's setup for them.
  */
 export function anyStageFor(stages: readonly MessageEndStage[], message: PassMessage): boolean {
 	for (const stage of stages) if (stage.enabled(message)) return true;
