@@ -74,7 +74,7 @@ import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extensio
 import { SilentStopGuard } from "./extension/leaks/continuation.ts";
 import { EchoSources } from "./extension/leaks/echo-sources.ts";
 import { createGrammarLeakHandler } from "./extension/leaks/grammar-leaks.ts";
-import { holdsUnsafeName, savedMessages, withProviderSafeToolNames } from "./extension/leaks/history-names.ts";
+import { savedMessages, UnsafeNames, withProviderSafeToolNames } from "./extension/leaks/history-names.ts";
 import { loadLeakModels } from "./extension/leaks/leak-models.ts";
 import { BuiltinRepairers } from "./extension/repair/builtin-repairers.ts";
 import { CodemodeOwnership, codemodeLine, decideNestedCall } from "./extension/repair/codemode-repair.ts";
@@ -302,7 +302,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		const entries = contained("session-start:entries", () => ctx.sessionManager.getEntries()) ?? [];
 		contained("session-start:history-names", () => {
 			historyNames.settle();
-			noteSavedNames(savedMessages(entries));
+			for (const message of savedMessages(entries)) noteSavedNames(message);
 		});
 		contained("session-start:model", () => model.fromContext(ctx));
 		contained("session-start:owners", () => composeOwners(ctx, false));
@@ -381,8 +381,9 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	 * filters the whole history around every context handler, so the layer
 	 * listens only once the session holds a name to rewrite.
 	 */
-	const noteSavedNames = (messages: readonly unknown[]) => {
-		if (unsafeNamesSaved || !holdsUnsafeName(messages)) return;
+	const unsafeNames = new UnsafeNames();
+	const noteSavedNames = (message: unknown) => {
+		if (unsafeNamesSaved || !unsafeNames.inMessage(message)) return;
 		unsafeNamesSaved = true;
 		historyNames.want();
 	};
@@ -407,7 +408,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			contained("message-end:echo-sources", () => echoes.note(event.message));
 			// Most messages (every tool result that is not an error) have no row: only the names they carry are checked.
 			if (!anyStageFor(stages, event.message)) {
-				contained("message-end:history-names", () => noteSavedNames([event.message]));
+				contained("message-end:history-names", () => noteSavedNames(event.message));
 				return undefined;
 			}
 			survey.refresh();
@@ -418,7 +419,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			const final = runMessageEndStages(stages, event.message, contained, (message) =>
 				settledMessage(message, targets.forMessage(), mayHoldLeak),
 			);
-			contained("message-end:history-names", () => noteSavedNames([final ?? event.message]));
+			contained("message-end:history-names", () => noteSavedNames(final ?? event.message));
 			if (silentStops.wantsTurnEnd()) contained("message-end:continuation", () => continuation.want());
 			if (event.message.role === "assistant" && (final !== undefined || leaksNoted)) showTally(ctx);
 			return final === undefined ? undefined : { message: final as typeof event.message };

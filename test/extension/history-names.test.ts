@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
 	isProviderSafeToolName,
 	providerSafeNames,
+	UnsafeNames,
 	withProviderSafeToolNames,
 } from "../../src/extension/leaks/history-names.ts";
 
@@ -142,5 +143,43 @@ describe("tool names a strict provider rejects are rewritten in what is sent", (
 			}),
 			{ seed, numRuns: 300 },
 		);
+	});
+});
+
+describe("the per-message check of saved names remembers the names it proved safe", () => {
+	const STRICT = /^[A-Za-z0-9_-]{1,64}$/;
+	const name = fc.oneof(
+		fc.constantFrom("read", "bash", "functions.read", "", "a".repeat(64), "a".repeat(65), "read\u0000"),
+		fc.string({ maxLength: 70 }),
+	);
+	const message = fc.oneof(
+		fc.array(name, { maxLength: 3 }).map((names) => assistant(...names.map((n, index) => call(`c${index}`, n)))),
+		name.map((n) => result("c0", n)),
+		fc.constant({ role: "user", content: "read" }),
+	);
+
+	it("answers as the pattern does for every message in any order, past the names it keeps", () => {
+		fc.assert(
+			fc.property(fc.array(message, { maxLength: 120 }), (messages) => {
+				const check = new UnsafeNames();
+				for (const sent of messages) {
+					const names =
+						sent.role === "toolResult"
+							? [(sent as { toolName: string }).toolName]
+							: sent.role === "assistant"
+								? (sent.content as { name: string }[]).map((part) => part.name)
+								: [];
+					expect(check.inMessage(sent)).toBe(names.some((n) => !STRICT.test(n)));
+				}
+			}),
+			{ seed, numRuns: 400 },
+		);
+	});
+
+	it("never lets a remembered safe name vouch for a different unsafe one", () => {
+		const check = new UnsafeNames();
+		for (let index = 0; index < 100; index++) expect(check.inMessage(result("c", `tool_${index}`))).toBe(false);
+		expect(check.inMessage(result("c", "tool.0"))).toBe(true);
+		expect(check.inMessage(assistant(call("a", "read"), call("b", "functions.read")))).toBe(true);
 	});
 });

@@ -13,18 +13,19 @@
 /** How much text one run keeps for echo checks. */
 export const MAX_ECHO_CHARS = 8 * 1024 * 1024;
 
-/** The text parts of a message's content (a string, or parts with `type: "text"`). */
-function textsOf(content: unknown): string[] {
-	if (typeof content === "string") return [content];
-	if (!Array.isArray(content)) return [];
-	const texts: string[] = [];
+/** Calls `visit` with each text part of a message's content (a string, or parts with `type: "text"`). */
+function eachText(content: unknown, visit: (text: string) => void): void {
+	if (typeof content === "string") {
+		visit(content);
+		return;
+	}
+	if (!Array.isArray(content)) return;
 	for (const part of content) {
 		if (part !== null && typeof part === "object") {
 			const { type, text } = part as { type?: unknown; text?: unknown };
-			if (type === "text" && typeof text === "string" && text !== "") texts.push(text);
+			if (type === "text" && typeof text === "string" && text !== "") visit(text);
 		}
 	}
-	return texts;
 }
 
 export class EchoSources {
@@ -37,11 +38,14 @@ export class EchoSources {
 		if (message === null || typeof message !== "object") return;
 		const { role, content } = message as { role?: unknown; content?: unknown };
 		if (role === "user") {
-			this.user = textsOf(content);
+			const user: string[] = [];
+			eachText(content, (text) => user.push(text));
+			this.user = user;
 			this.results = [];
 			this.chars = 0;
 		} else if (role === "toolResult") {
-			for (const text of textsOf(content)) this.add(text);
+			// Every tool result passes here: its texts go straight in, with no list of them made first.
+			eachText(content, this.add);
 		}
 	}
 
@@ -56,9 +60,9 @@ export class EchoSources {
 		this.chars = 0;
 	}
 
-	private add(text: string): void {
+	private readonly add = (text: string): void => {
 		this.results.push(text);
 		this.chars += text.length;
 		while (this.chars > MAX_ECHO_CHARS && this.results.length > 1) this.chars -= this.results.shift()?.length ?? 0;
-	}
+	};
 }

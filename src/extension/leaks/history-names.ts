@@ -71,20 +71,50 @@ function isToolCallPart(part: unknown): part is ToolCallPart {
 	return isRecord(part) && part.type === "toolCall" && typeof part.name === "string";
 }
 
-/** Calls `visit` with every tool name the messages carry (assistant tool calls and tool results) until it answers true. */
-function someName(messages: readonly unknown[], visit: (name: string) => boolean): boolean {
-	for (const message of messages) {
-		if (!isRecord(message)) continue;
-		if (message.role === "toolResult" && typeof message.toolName === "string" && visit(message.toolName)) return true;
-		if (message.role !== "assistant" || !Array.isArray(message.content)) continue;
-		for (const part of message.content) if (isToolCallPart(part) && visit(part.name)) return true;
-	}
+/** Calls `visit` with every tool name one message carries (its tool calls, or its result's tool) until it answers true. */
+function someNameIn(message: unknown, visit: (name: string) => boolean): boolean {
+	if (!isRecord(message)) return false;
+	if (message.role === "toolResult") return typeof message.toolName === "string" && visit(message.toolName);
+	if (message.role !== "assistant" || !Array.isArray(message.content)) return false;
+	for (const part of message.content) if (isToolCallPart(part) && visit(part.name)) return true;
 	return false;
 }
 
+/** Calls `visit` with every tool name the messages carry (assistant tool calls and tool results) until it answers true. */
+function someName(messages: readonly unknown[], visit: (name: string) => boolean): boolean {
+	for (const message of messages) if (someNameIn(message, visit)) return true;
+	return false;
+}
+
+const isUnsafeName = (name: string) => !isProviderSafeToolName(name);
+
 /** True when a tool name the messages carry (on a call or a result) is one a strict provider rejects. */
-export function holdsUnsafeName(messages: readonly unknown[]): boolean {
-	return someName(messages, (name) => !isProviderSafeToolName(name));
+function holdsUnsafeName(messages: readonly unknown[]): boolean {
+	return someName(messages, isUnsafeName);
+}
+
+/** How many names proven safe {@link UnsafeNames} keeps: a session calls a few tools, a model may invent many. */
+const MAX_PROVEN_SAFE = 64;
+
+/**
+ * {@link holdsUnsafeName} for one message at a time, keeping the names it
+ * found safe: every message pi finishes is asked, and nearly all carry a
+ * name asked before. Whether a name is safe depends on the name alone.
+ */
+export class UnsafeNames {
+	private readonly provenSafe = new Set<string>();
+
+	/** True when `message` carries a tool name a strict provider rejects. */
+	inMessage(message: unknown): boolean {
+		return someNameIn(message, this.isUnsafe);
+	}
+
+	private readonly isUnsafe = (name: string): boolean => {
+		if (this.provenSafe.has(name)) return false;
+		if (!isProviderSafeToolName(name)) return true;
+		if (this.provenSafe.size < MAX_PROVEN_SAFE) this.provenSafe.add(name);
+		return false;
+	};
 }
 
 /** The messages a session's entries hold (pi's `message` entries), in order. */
