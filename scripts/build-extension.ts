@@ -8,11 +8,14 @@
  * also transforms every file it loads, which costs more than the layer's own work.
  *
  * So the layer is bundled into `dist/bundle/layer.cjs`, whose imports of pi's packages
- * are replaced by shims reading the host's modules from `dist/bundle/host.cjs`. The
- * manifest's entry (`extension.ts`, small, compiled by pi's loader so its own imports
- * are the host's) fills that slot, then runs the bundle through `dist/bundle/loader.cjs`
- * (src/extension/files/bundle-loader.ts), which compiles it with a V8 code cache of
- * the functions earlier sessions ran. CommonJS, so the bundle can run as a script.
+ * are replaced by shims reading the host's modules from a slot. The manifest's entry
+ * (`extension.ts`, small, compiled by pi's loader so its own imports are the host's)
+ * requires `dist/bundle/boot.cjs` (src/extension/files/boot.ts): the host check, the
+ * slot, which it fills, and the loader (src/extension/files/bundle-loader.ts), which
+ * runs the bundle with a V8 code cache of the functions earlier sessions ran.
+ * CommonJS, so the bundle can run as a script. Every module the boot file holds is
+ * kept out of the bundle, which requires it from there: one instance of each, and two
+ * files of the build read at each start.
  */
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -23,12 +26,21 @@ import { HOST_SPECIFIERS, type HostSpecifier } from "../src/extension/host/host-
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, "dist", "bundle");
 const SHIM_PREFIX = "\0pi-host:";
-/** The slot module; its own entry chunk (`host.cjs`), so the entry and the bundle share one instance. */
+/** The slot module the shims read from; it is in the boot file, so the entry and the bundle share one instance. */
 const slot = join(root, "src", "extension", "host", "host-modules.ts");
-/** The loader the entry runs the bundle with; its own entry chunk (`loader.cjs`). */
-const loader = join(root, "src", "extension", "files", "bundle-loader.ts");
-/** The supported-host check the entry runs first; its own entry chunk, so no start compiles it through pi's loader. */
-const hostVersion = join(root, "src", "extension", "host", "host-version.ts");
+/** What the entry requires before the bundle: the host check, the slot and the loader. */
+const boot = join(root, "src", "extension", "files", "boot.ts");
+
+/** Every module the boot file holds: the bundle requires these from it instead of carrying its own copies. */
+async function bootModules(): Promise<Set<string>> {
+	const probe = await rolldown({ input: boot, platform: "node", external: [/^node:/] });
+	const ids = new Set<string>();
+	for (const output of (await probe.generate({ format: "cjs" })).output) {
+		if (output.type === "chunk") for (const id of output.moduleIds) ids.add(id);
+	}
+	await probe.close();
+	return ids;
+}
 
 /** The runtime names each host module must provide, read from the sources' value imports. */
 function importedNames(): Map<HostSpecifier, Set<string>> {
@@ -56,9 +68,12 @@ function importedNames(): Map<HostSpecifier, Set<string>> {
 async function main(): Promise<void> {
 	rmSync(outDir, { recursive: true, force: true });
 	const names = importedNames();
+	const inBoot = await bootModules();
 	const bundle = await rolldown({
-		input: { layer: join(root, "src", "index.ts"), host: slot, loader, "host-version": hostVersion },
+		input: { layer: join(root, "src", "index.ts"), boot },
 		platform: "node",
+		// The boot entry may also export what the bundle requires from it, so no separate shared file is made.
+		preserveEntrySignatures: "allow-extension",
 		external: [/^node:/],
 		plugins: [
 			{
@@ -88,10 +103,15 @@ async function main(): Promise<void> {
 		charset: "ascii",
 		exports: "named",
 		entryFileNames: "[name].cjs",
+		manualChunks: (id: string) => (inBoot.has(id) ? "boot" : undefined),
 		chunkFileNames: "[name]-[hash].cjs",
 		minify: true,
 	});
 	await bundle.close();
+	// Any other file would be a chunk the two share, read at every start besides them.
+	const written = readdirSync(outDir).sort();
+	if (written.join() !== "boot.cjs,layer.cjs")
+		throw new Error(`the build wrote ${written.join(", ")}, not boot.cjs and layer.cjs`);
 }
 
 await main();

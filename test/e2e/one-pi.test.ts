@@ -103,7 +103,7 @@ describe("the layer loads one pi", () => {
 			const run = await probedRun(REPO_ROOT);
 			expect(run.repaired, run.output).toBe(true);
 			expect(secondPiFiles(await withoutLayer(), run)).toEqual([]);
-			expect(run.files).toContain(join(REPO_ROOT, "dist", "bundle", "loader.cjs"));
+			expect(run.files).toContain(join(REPO_ROOT, "dist", "bundle", "boot.cjs"));
 		},
 		120_000,
 	);
@@ -165,7 +165,7 @@ describe("the layer loads one pi", () => {
 			});
 			expect(run.repaired, run.output).toBe(true);
 			expect(secondPiFiles(await withoutLayer(), run)).toEqual([]);
-			expect(run.files).toContain(join(copy, "dist", "bundle", "loader.cjs"));
+			expect(run.files).toContain(join(copy, "dist", "bundle", "boot.cjs"));
 		},
 		120_000,
 	);
