@@ -13,10 +13,15 @@
  * CPU time on a shared machine swings by several percent from run to run,
  * more than the differences these benchmarks look for. `INSTRUCTIONS=<n>`
  * adds `n` pairs counted by valgrind's callgrind instead: the instructions
- * the pi process executed, which repeat to within about 0.1% between runs
- * of the same session whatever else the machine is doing (about a minute
- * per run for the session benchmark). Skipped, with a line saying so, when
- * valgrind is not installed.
+ * the pi process executed (about a minute per run for the session
+ * benchmark). Those runs give V8 one thread and fixed hash and random seeds
+ * (`--single-threaded --hash-seed=1 --random-seed=1`), so its compiler and
+ * garbage collector do the same work in the same order each time: identical
+ * sessions then repeat to within about 0.1%, where V8's own threads made
+ * them differ by up to 1.4%. The work those threads did is counted on the
+ * main one. A warm-up pair first fills the compile caches these flags get
+ * a folder of their own for. Skipped, with a line saying so, when valgrind
+ * is not installed.
  *
  * The paired ratio is printed with a 95% interval (a seeded bootstrap of its
  * median), so a figure can be read against the budget together with how
@@ -63,6 +68,9 @@ export interface PairedOptions {
 	pairs: number;
 }
 
+/** V8 on one thread with fixed seeds, so identical sessions execute the same instructions. */
+const DETERMINISTIC_V8 = ["--single-threaded", "--hash-seed=1", "--random-seed=1"];
+
 /** How one run is measured: the preload's CPU and memory, or callgrind's instruction count. */
 type Meter = "usage" | "instructions";
 
@@ -87,7 +95,7 @@ function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>,
 		const agentDir = arm.agentDir ?? join(work, "agent");
 		mkdirSync(agentDir, { recursive: true });
 		const usagePath = join(work, "usage.json");
-		const node = [process.execPath, ...(meter === "usage" ? ["--import", USAGE] : [])];
+		const node = [process.execPath, ...(meter === "usage" ? ["--import", USAGE] : DETERMINISTIC_V8)];
 		const metered =
 			meter === "usage"
 				? node
@@ -268,6 +276,9 @@ function countedPairs(options: PairedOptions, scriptPath: string): void {
 		console.log(`${options.label.padEnd(28)} instructions: skipped, valgrind is not installed`);
 		return;
 	}
+	// The flags give the compile caches a folder of their own: the first run of each arm fills it.
+	countInstructions(options.without, scriptPath, options.files);
+	countInstructions(options.with, scriptPath, options.files);
 	const without: number[] = [];
 	const withLayer: number[] = [];
 	for (let pair = 0; pair < pairs; pair += 1) {
@@ -281,8 +292,14 @@ function countedPairs(options: PairedOptions, scriptPath: string): void {
 	const after = median(withLayer);
 	console.log(
 		`${options.label.padEnd(28)} instructions ${(before / 1e6).toFixed(0)}M -> ${(after / 1e6).toFixed(0)}M` +
-			` (${(after / before).toFixed(4)}x, +${((after - before) / 1e6).toFixed(0)}M)  ${pairs} pairs`,
+			` (${(after / before).toFixed(4)}x, +${((after - before) / 1e6).toFixed(0)}M)  ${pairs} pairs` +
+			`  (spread: ${spreadM(without)} and ${spreadM(withLayer)})`,
 	);
+}
+
+/** The range of counts in millions, so a reader sees how closely runs of one arm repeat. */
+function spreadM(counts: readonly number[]): string {
+	return `${(Math.min(...counts) / 1e6).toFixed(1)}-${(Math.max(...counts) / 1e6).toFixed(1)}M`;
 }
 
 /** How many pairs to run: `PAIRS=<n>` in the environment, else `fallback`. */
