@@ -17,7 +17,7 @@
  * benchmark). Those runs give V8 one thread and fixed hash and random seeds
  * (`--single-threaded --hash-seed=1 --random-seed=1`), so its compiler and
  * garbage collector do the same work in the same order each time: identical
- * sessions then repeat to within about 0.1%, where V8's own threads made
+ * sessions then repeat to within about 0.2%, where V8's own threads made
  * them differ by up to 1.4%. The work those threads did is counted on the
  * main one. A warm-up pair first fills the compile caches these flags get
  * a folder of their own for. Skipped, with a line saying so, when valgrind
@@ -229,7 +229,7 @@ export function pairedRuns(options: PairedOptions): PairedResult {
 				` [95% ${result.pairedCpuInterval[0].toFixed(3)}-${result.pairedCpuInterval[1].toFixed(3)}], ` +
 				`${(result.withCpuMs - result.withoutCpuMs).toFixed(0)} ms)` +
 				`  peak RSS ${result.withoutRssMiB.toFixed(1)} -> ${result.withRssMiB.toFixed(1)} MiB` +
-				` (${result.rssDifferenceMiB >= 0 ? "+" : ""}${result.rssDifferenceMiB.toFixed(1)} MiB)` +
+				` (${signed(result.rssDifferenceMiB)} MiB)` +
 				`  ${options.pairs} pairs${process.env.PIN ? `, pinned to CPU ${process.env.PIN}` : ""}`,
 		);
 		printSplit(without, withLayer);
@@ -241,10 +241,10 @@ export function pairedRuns(options: PairedOptions): PairedResult {
 }
 
 /**
- * The same pairs' user and system CPU apart. Most of a run's spread is system
- * time (pi spawning `bash`, page faults), which the layer adds nothing to per
- * call: when the system difference's interval holds 0, the user difference,
- * with its narrower interval, is the sharper read of what the layer costs.
+ * The same pairs' user and system CPU apart, each with its paired difference
+ * and interval, so a reader sees which part a difference lies in (the layer
+ * makes no system calls per message; pi spawning `bash` and page faults are
+ * system time). Neither part is steadier than the whole on this machine.
  */
 function printSplit(without: readonly Usage[], withLayer: readonly Usage[]): void {
 	const parts = [
@@ -264,6 +264,7 @@ function printSplit(without: readonly Usage[], withLayer: readonly Usage[]): voi
 	console.log(`${"".padEnd(28)} ${lines.join("  ")}`);
 }
 
+/** `value` to one decimal with its sign, `+` included. */
 function signed(value: number): string {
 	return `${value >= 0 ? "+" : ""}${value.toFixed(1)}`;
 }
