@@ -45,6 +45,8 @@ export interface Usage {
 	cpuMs: number;
 	userMs: number;
 	systemMs: number;
+	/** The main thread's share of `cpuMs` (Linux only): where the layer's own code runs. */
+	mainThreadMs?: number;
 	rssMiB: number;
 }
 
@@ -241,27 +243,44 @@ export function pairedRuns(options: PairedOptions): PairedResult {
 }
 
 /**
- * The same pairs' user and system CPU apart, each with its paired difference
- * and interval, so a reader sees which part a difference lies in (the layer
- * makes no system calls per message; pi spawning `bash` and page faults are
- * system time). Neither part is steadier than the whole on this machine.
+ * The same pairs' CPU split two ways, each part with its paired difference
+ * and interval, so a reader sees which part a difference lies in: user and
+ * system (the layer makes no system calls per message; pi spawning `bash`
+ * and page faults are system time), then pi's main thread, where the
+ * layer's own code runs, and the rest of the process (V8's optimizing
+ * compiler and garbage-collector helpers, libuv's file system threads).
  */
 function printSplit(without: readonly Usage[], withLayer: readonly Usage[]): void {
-	const parts = [
-		["user", (usage: Usage) => usage.userMs],
-		["system", (usage: Usage) => usage.systemMs],
-	] as const;
-	const lines = parts.map(([name, read]) => {
-		const before = median(without.map(read));
-		const after = median(withLayer.map(read));
-		const differences = withLayer.map((usage, index) => read(usage) - read(without[index] ?? usage));
-		const [low, high] = medianInterval(differences);
-		return (
-			`${name} ${before.toFixed(0)} -> ${after.toFixed(0)} ms` +
-			` (paired ${signed(median(differences))} ms [95% ${signed(low)} to ${signed(high)}])`
-		);
-	});
-	console.log(`${"".padEnd(28)} ${lines.join("  ")}`);
+	type Part = readonly [string, (usage: Usage) => number];
+	const describe = (parts: readonly Part[]) =>
+		parts.map(([name, read]) => {
+			const before = median(without.map(read));
+			const after = median(withLayer.map(read));
+			const differences = withLayer.map((usage, index) => read(usage) - read(without[index] ?? usage));
+			const [low, high] = medianInterval(differences);
+			return (
+				`${name} ${before.toFixed(0)} -> ${after.toFixed(0)} ms` +
+				` (paired ${signed(median(differences))} ms [95% ${signed(low)} to ${signed(high)}])`
+			);
+		});
+	const print = (lines: readonly string[]) => console.log(`${"".padEnd(28)} ${lines.join("  ")}`);
+	print(
+		describe([
+			["user", (usage) => usage.userMs],
+			["system", (usage) => usage.systemMs],
+		]),
+	);
+	const mainThread = (usage: Usage) => usage.mainThreadMs ?? Number.NaN;
+	if (![...without, ...withLayer].every((usage) => Number.isFinite(mainThread(usage)))) {
+		print(["main thread: not measured here (no per-thread scheduler statistics)"]);
+		return;
+	}
+	print(
+		describe([
+			["main thread", mainThread],
+			["other threads", (usage) => usage.cpuMs - mainThread(usage)],
+		]),
+	);
 }
 
 /** `value` to one decimal with its sign, `+` included. */
