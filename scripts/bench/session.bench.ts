@@ -6,7 +6,8 @@
  * repairs), with and without the layer (`pi -e <this checkout>`, after
  * `npm run build`) in turn (scripts/bench/pi-cli-runs.ts). Prints user+system
  * CPU and peak RSS medians, their ratio and difference, then the user and the
- * system CPU apart with their paired differences; the startup share is
+ * system CPU apart and pi's main thread and its other threads apart, each
+ * with its paired difference; the startup share is
  * in `npm run bench -- startup`. The budget: at most 2% more CPU for the whole
  * session. `PAIRS=<n>` sets the number of pairs (default 5); `INSTRUCTIONS=<n>`
  * adds n pairs counted in instructions by callgrind (scripts/bench/pi-cli-runs.ts).

@@ -11,7 +11,8 @@
  *     on any installed package from what the layer adds;
  *   - built checkout: `pi -e <this checkout>` after `npm run build`.
  * Prints user+system CPU and peak RSS medians, their ratio and difference,
- * then the user and the system CPU apart with their paired differences.
+ * then the user and the system CPU apart and pi's main thread and its other
+ * threads apart, each with its paired difference.
  * The budget: at most 5% more CPU and 8 MiB more peak memory. `PAIRS=<n>`
  * sets the number of pairs (default 15); `INSTRUCTIONS=<n>` adds n pairs
  * counted in instructions by callgrind (scripts/bench/pi-cli-runs.ts).
