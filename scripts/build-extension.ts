@@ -26,6 +26,8 @@ import { HOST_SPECIFIERS, type HostSpecifier } from "../src/extension/host/host-
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, "dist", "bundle");
 const SHIM_PREFIX = "\0pi-host:";
+/** A CommonJS require of a Node built-in, as the bundler writes it. */
+const BUILTIN_REQUIRE = /\brequire\((["'`])(node:[a-z_/]+)\1\)/g;
 /** The slot module the shims read from; it is in the boot file, so the entry and the bundle share one instance. */
 const slot = join(root, "src", "extension", "host", "host-modules.ts");
 /** What the entry requires before the bundle: the host check, the slot and the loader. */
@@ -93,6 +95,13 @@ async function main(): Promise<void> {
 					return `import { hostModule } from ${JSON.stringify(slot)};\nconst host = hostModule(${JSON.stringify(specifier)});\n${lines.join("\n")}\n`;
 				},
 			},
+			{
+				name: "node-builtins",
+				// Node's require resolves even a built-in through its module loader; this asks for the module itself.
+				renderChunk(code) {
+					return { code: code.replace(BUILTIN_REQUIRE, "process.getBuiltinModule($1$2$1)"), map: null };
+				},
+			},
 		],
 	});
 	// Minified: the whole file is read and hashed at every start, and a smaller file costs less of both.
@@ -112,6 +121,10 @@ async function main(): Promise<void> {
 	const written = readdirSync(outDir).sort();
 	if (written.join() !== "boot.cjs,layer.cjs")
 		throw new Error(`the build wrote ${written.join(", ")}, not boot.cjs and layer.cjs`);
+	for (const file of written) {
+		if (/\brequire\(["'`]node:/.test(readFileSync(join(outDir, file), "utf8")))
+			throw new Error(`${file} still requires a Node built-in through the module loader`);
+	}
 }
 
 await main();
