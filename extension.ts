@@ -52,9 +52,18 @@ export default async function piRepairLayer(pi: ExtensionAPI): Promise<void> {
 		});
 		const bundle = boot.loadBundle(load.resolve(BUNDLE));
 		(bundle.exports as { default: ExtensionFactory }).default(pi);
-		// Saved once, after the first session: it then holds every function that session compiled.
+		// Saved as a session ends: then it holds every function that session compiled.
 		const save = bundle.saveCodeCache;
-		if (save !== undefined) pi.on("session_shutdown", () => save());
+		if (save !== undefined) {
+			let ranCalls = false;
+			// Listened to only until the first call: by then the path every call takes has been compiled.
+			const off: unknown = pi.on("tool_call", () => {
+				ranCalls = true;
+				if (typeof off === "function") off();
+				return undefined;
+			});
+			pi.on("session_shutdown", () => save(ranCalls));
+		}
 		return;
 	}
 	// pi prints a factory's error with the extension's path, so this says why nothing loaded.

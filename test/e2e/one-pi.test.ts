@@ -109,37 +109,51 @@ describe("the layer loads one pi", () => {
 	);
 
 	it.skipIf(!built)(
-		"a second start of a built checkout runs the bundle from the code cache the first one saved",
+		"a built checkout keeps its code cache: partial after a start with no call, whole after one with a call, then used as it is",
 		async () => {
 			// Node's compile cache folder for these runs alone; pi turns the cache on, and the layer's sits beside it.
 			const cacheDir = tempDir("pi-repair-code-cache-");
-			const caches = () =>
+			const caches = (kind: "whole" | "partial") =>
 				readdirSync(cacheDir, { recursive: true, encoding: "utf8" })
-					.filter((file) => /pi-repair-layer-\d+-[0-9a-f]+\.cache$/.test(file))
+					.filter((file) =>
+						(kind === "whole"
+							? /pi-repair-layer-\d+-[0-9a-f]+\.cache$/
+							: /pi-repair-layer-\d+-[0-9a-f]+\.partial\.cache$/
+						).test(file),
+					)
 					.map((file) => join(cacheDir, file));
-			const start = async () => {
+			const start = async (withCall: boolean) => {
 				const run = await runPiCli({
-					script: [
-						{ toolCalls: [{ name: "write", arguments: { file_path: "a.txt", content: "cached\n" } }] },
-						{ type: "echo" },
-					],
+					script: withCall
+						? [
+								{ toolCalls: [{ name: "write", arguments: { file_path: "a.txt", content: "cached\n" } }] },
+								{ type: "echo" },
+							]
+						: [{ text: "Nothing to run." }],
 					extension: REPO_ROOT,
 					env: { NODE_COMPILE_CACHE: cacheDir },
 				});
 				try {
 					expect(run.exitCode, run.stderr).toBe(0);
-					expect(run.readFile("a.txt")).toBe("cached\n");
+					if (withCall) expect(run.readFile("a.txt")).toBe("cached\n");
 				} finally {
 					run.cleanup();
 				}
 			};
-			await start();
-			const saved = caches();
+			// A first session that ran no call never compiled the call path: its cache is kept as partial.
+			await start(false);
+			expect(caches("whole")).toEqual([]);
+			expect(caches("partial")).toHaveLength(1);
+			await start(true);
+			const saved = caches("whole");
 			expect(saved).toHaveLength(1);
+			expect(caches("partial")).toEqual([]);
 			const written = statSync(saved[0] as string).mtimeMs;
-			await start();
+			await start(true);
+			await start(false);
 			// Used as it was: V8 took it, so nothing was compiled again or written.
-			expect(caches()).toEqual(saved);
+			expect(caches("whole")).toEqual(saved);
+			expect(caches("partial")).toEqual([]);
 			expect(statSync(saved[0] as string).mtimeMs).toBe(written);
 		},
 		120_000,

@@ -1,8 +1,9 @@
 /**
  * The bundle loader: runs a CommonJS bundle as `require` would, reads the
  * code cache an earlier session left beside Node's own, and writes one, once,
- * only when there was none or V8 refused it. A cache it cannot read or write
- * costs a compile, never the load.
+ * only when there was none, V8 refused it, or it was the partial cache of a
+ * session in which no call ran. A cache it cannot read or write costs a
+ * compile, never the load.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -57,18 +58,70 @@ describe("loading the bundle with a code cache", () => {
 		const first = loadBundle(bundle, cacheDir);
 		(first.exports.default as Greet)("first");
 		expect(first.saveCodeCache).toBeTypeOf("function");
-		first.saveCodeCache?.();
+		first.saveCodeCache?.(true);
 		const path = codeCachePath(cacheDir, readFileSync(bundle));
 		expect(readdirSync(cacheDir)).toEqual([path.slice(cacheDir.length + 1)]);
 		// Only its owner reads it: it is code the next start runs.
 		expect(statSync(path).mode & 0o777).toBe(0o600);
 		const written = statSync(path).mtimeMs;
-		first.saveCodeCache?.();
+		first.saveCodeCache?.(true);
 		expect(statSync(path).mtimeMs).toBe(written);
 
 		const second = loadBundle(bundle, cacheDir);
 		expect(second.saveCodeCache).toBeUndefined();
 		expect((second.exports.default as Greet)("second")).toBe("sibling: hello second");
+	});
+
+	it("keeps a session without calls as a partial cache, which the next session with a call replaces once", () => {
+		const { bundle, cacheDir } = fixture(SOURCE);
+		const bytes = readFileSync(bundle);
+		const whole = codeCachePath(cacheDir, bytes);
+		const partial = codeCachePath(cacheDir, bytes, true);
+		const first = loadBundle(bundle, cacheDir);
+		first.saveCodeCache?.(false);
+		expect(readdirSync(cacheDir)).toEqual([partial.slice(cacheDir.length + 1)]);
+		// Another session without calls uses it and writes nothing.
+		const quiet = loadBundle(bundle, cacheDir);
+		expect(quiet.saveCodeCache).toBeTypeOf("function");
+		const partialWritten = statSync(partial).mtimeMs;
+		quiet.saveCodeCache?.(false);
+		expect(statSync(partial).mtimeMs).toBe(partialWritten);
+		// A session with a call writes the whole cache, once, and the partial one goes.
+		const busy = loadBundle(bundle, cacheDir);
+		expect((busy.exports.default as Greet)("busy")).toBe("sibling: hello busy");
+		busy.saveCodeCache?.(true);
+		expect(readdirSync(cacheDir)).toEqual([whole.slice(cacheDir.length + 1)]);
+		expect(statSync(whole).mode & 0o777).toBe(0o600);
+		const wholeWritten = statSync(whole).mtimeMs;
+		busy.saveCodeCache?.(true);
+		busy.saveCodeCache?.(false);
+		expect(readdirSync(cacheDir)).toEqual([whole.slice(cacheDir.length + 1)]);
+		expect(statSync(whole).mtimeMs).toBe(wholeWritten);
+		// From then on the whole cache is used and nothing is saved.
+		expect(loadBundle(bundle, cacheDir).saveCodeCache).toBeUndefined();
+	});
+
+	it("a session that ran no call first, then one after a new session, writes the partial cache and then the whole one", () => {
+		const { bundle, cacheDir } = fixture(SOURCE);
+		const bytes = readFileSync(bundle);
+		const loaded = loadBundle(bundle, cacheDir);
+		loaded.saveCodeCache?.(false);
+		expect(readdirSync(cacheDir)).toEqual([codeCachePath(cacheDir, bytes, true).slice(cacheDir.length + 1)]);
+		loaded.saveCodeCache?.(true);
+		expect(readdirSync(cacheDir)).toEqual([codeCachePath(cacheDir, bytes).slice(cacheDir.length + 1)]);
+	});
+
+	it("replaces a whole cache V8 refuses even from a session without calls, so the partial one is read next", () => {
+		const { bundle, cacheDir } = fixture(SOURCE);
+		const bytes = readFileSync(bundle);
+		writeFileSync(codeCachePath(cacheDir, bytes), Buffer.from("not a code cache at all"));
+		loadBundle(bundle, cacheDir).saveCodeCache?.(false);
+		expect(readdirSync(cacheDir)).toEqual([codeCachePath(cacheDir, bytes, true).slice(cacheDir.length + 1)]);
+		const next = loadBundle(bundle, cacheDir);
+		expect((next.exports.default as Greet)("next")).toBe("sibling: hello next");
+		// V8 took the partial cache: only a session with a call writes again.
+		next.saveCodeCache?.(false);
+		expect(readdirSync(cacheDir)).toEqual([codeCachePath(cacheDir, bytes, true).slice(cacheDir.length + 1)]);
 	});
 
 	it("compiles without a cache V8 refuses, and replaces it", () => {
@@ -78,13 +131,13 @@ describe("loading the bundle with a code cache", () => {
 		const loaded = loadBundle(bundle, cacheDir);
 		expect((loaded.exports.default as Greet)("anyway")).toBe("sibling: hello anyway");
 		expect(loaded.saveCodeCache).toBeTypeOf("function");
-		loaded.saveCodeCache?.();
+		loaded.saveCodeCache?.(true);
 		expect(loadBundle(bundle, cacheDir).saveCodeCache).toBeUndefined();
 	});
 
 	it("never gives a changed bundle the cache of the old one, even at the same length", () => {
 		const { bundle, cacheDir } = fixture(SOURCE);
-		loadBundle(bundle, cacheDir).saveCodeCache?.();
+		loadBundle(bundle, cacheDir).saveCodeCache?.(true);
 		const changed = SOURCE.replace("hello", "howdy");
 		expect(changed.length).toBe(SOURCE.length);
 		writeFileSync(bundle, changed);
@@ -100,11 +153,11 @@ describe("loading the bundle with a code cache", () => {
 		mkdirSync(codeCachePath(cacheDir, Buffer.from(SOURCE)));
 		const loaded = loadBundle(bundle, cacheDir);
 		expect((loaded.exports.default as Greet)("pi")).toBe("sibling: hello pi");
-		expect(() => loaded.saveCodeCache?.()).not.toThrow();
+		expect(() => loaded.saveCodeCache?.(true)).not.toThrow();
 		// No temporary file is left behind.
 		expect(readdirSync(cacheDir)).toEqual([codeCachePath(cacheDir, Buffer.from(SOURCE)).slice(cacheDir.length + 1)]);
 		const missing = loadBundle(bundle, join(cacheDir, "no-such-folder"));
-		expect(() => missing.saveCodeCache?.()).not.toThrow();
+		expect(() => missing.saveCodeCache?.(true)).not.toThrow();
 	});
 
 	it("keeps compiled code only: a value the session computed never reaches the cache file", () => {
@@ -116,7 +169,7 @@ describe("loading the bundle with a code cache", () => {
 		try {
 			const loaded = loadBundle(bundle, cacheDir);
 			expect((loaded.exports.default as () => string)()).toBe(secret);
-			loaded.saveCodeCache?.();
+			loaded.saveCodeCache?.(true);
 		} finally {
 			delete process.env.PI_REPAIR_LOADER_SECRET;
 		}

@@ -12,6 +12,12 @@
  * saved as the session ends, which then holds every function that session
  * ran.
  *
+ * A session in which no tool call ran (a question answered in text) never
+ * compiled the path every call takes, so the cache it leaves is kept as
+ * partial: the next session that runs a call saves the whole one over it,
+ * and from then on nothing is written. Without that, one short first session
+ * would leave every later one compiling the call path again.
+ *
  * The cache lives beside Node's own, in the directory pi chose for it
  * (`module.getCompileCacheDir()`, one per Node version), and nowhere when pi
  * turned Node's cache off. Its name carries the bundle's length and CRC-32,
@@ -28,17 +34,22 @@ import { reportIoError, reportIoErrorUnless } from "./fs-errors.ts";
 
 /**
  * The bundle's exports, and how to keep its compiled code for the next start:
- * absent when a cache was used or there is nowhere to keep one; it writes at
- * most once.
+ * absent when a whole cache was used or there is nowhere to keep one.
+ * `ranCalls` says whether a tool call ran in the session; the whole cache is
+ * written at most once, and a partial one only when there was none.
  */
 export interface LoadedBundle {
 	exports: Record<string, unknown>;
-	saveCodeCache: (() => void) | undefined;
+	saveCodeCache: ((ranCalls: boolean) => void) | undefined;
 }
 
-/** The cache file of the bundle's bytes in `dir`: named by their length and CRC-32, as Node names its own. */
-export function codeCachePath(dir: string, bytes: Uint8Array): string {
-	return join(dir, `pi-repair-layer-${bytes.length}-${crc32(bytes).toString(16)}.cache`);
+/**
+ * The cache file of the bundle's bytes in `dir`: named by their length and
+ * CRC-32, as Node names its own; `partial` names the cache of a session in
+ * which no call ran.
+ */
+export function codeCachePath(dir: string, bytes: Uint8Array, partial = false): string {
+	return join(dir, `pi-repair-layer-${bytes.length}-${crc32(bytes).toString(16)}${partial ? ".partial" : ""}.cache`);
 }
 
 /**
@@ -50,8 +61,12 @@ export function codeCachePath(dir: string, bytes: Uint8Array): string {
 export function loadBundle(path: string, cacheDir: string | undefined = getCompileCacheDir()): LoadedBundle {
 	const bytes = readFileSync(path);
 	const source = bytes.toString("utf8");
-	const cachePath = cacheDir === undefined ? undefined : codeCachePath(cacheDir, bytes);
-	const cachedData = cachePath === undefined ? undefined : readCache(cachePath);
+	const wholePath = cacheDir === undefined ? undefined : codeCachePath(cacheDir, bytes);
+	const partialPath = cacheDir === undefined ? undefined : codeCachePath(cacheDir, bytes, true);
+	// The whole cache when there is one; the partial one is read only until a session with a call replaced it.
+	const whole = wholePath === undefined ? undefined : readCache(wholePath);
+	const partial = whole !== undefined || partialPath === undefined ? undefined : readCache(partialPath);
+	const cachedData = whole ?? partial;
 	// The same wrapper Node gives a CommonJS file, so the bundle runs exactly as `require` would run it.
 	const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
 		filename: path,
@@ -60,23 +75,37 @@ export function loadBundle(path: string, cacheDir: string | undefined = getCompi
 	const module = { exports: {} as Record<string, unknown> };
 	const run = script.runInThisContext() as (...args: unknown[]) => void;
 	run(module.exports, createRequire(path), module, path, dirname(path));
-	const kept = cachedData !== undefined && !script.cachedDataRejected;
-	let saved = false;
+	const used = cachedData !== undefined && !script.cachedDataRejected;
+	if (wholePath === undefined || partialPath === undefined || (used && whole !== undefined)) {
+		return { exports: module.exports, saveCodeCache: undefined };
+	}
+	// With nothing usable loaded, even a session without calls leaves a (partial) cache; a partial one V8 took waits for a whole one.
+	let partialDue = !used;
+	let wholeDue = true;
+	/** Writes what this session compiled to `target`, then removes `stale` (the cache it replaces) if any. */
+	const saveAs = (target: string, stale: string | undefined) => {
+		// A cache that cannot be written only costs the next start the compile it would have saved.
+		try {
+			writeCache(target, script.createCachedData());
+			if (stale !== undefined) rmSync(stale, { force: true });
+		} catch (error) {
+			reportIoError("code-cache-save", error);
+		}
+	};
 	return {
 		exports: module.exports,
-		saveCodeCache:
-			cachePath === undefined || kept
-				? undefined
-				: () => {
-						if (saved) return;
-						saved = true;
-						// A cache that cannot be written only costs the next start the compile it would have saved.
-						try {
-							writeCache(cachePath, script.createCachedData());
-						} catch (error) {
-							reportIoError("code-cache-save", error);
-						}
-					},
+		saveCodeCache: (ranCalls) => {
+			if (ranCalls) {
+				if (!wholeDue) return;
+				wholeDue = false;
+				partialDue = false;
+				saveAs(wholePath, partialPath);
+			} else if (partialDue) {
+				partialDue = false;
+				// A whole cache V8 refused would be read before the partial one at every start.
+				saveAs(partialPath, whole === undefined ? undefined : wholePath);
+			}
+		},
 	};
 }
 
