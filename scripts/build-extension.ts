@@ -27,7 +27,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, "dist", "bundle");
 const SHIM_PREFIX = "\0pi-host:";
 /** A CommonJS require of a Node built-in, as the bundler writes it. */
-const BUILTIN_REQUIRE = /\brequire\((["'`])(node:[a-z_/]+)\1\)/g;
+const BUILTIN_REQUIRE = /\brequire\((["'`])(node:[a-z0-9_/]+)\1\)/g;
 /** The slot module the shims read from; it is in the boot file, so the entry and the bundle share one instance. */
 const slot = join(root, "src", "extension", "host", "host-modules.ts");
 /** What the entry requires before the bundle: the host check, the slot and the loader. */

@@ -49,7 +49,14 @@ export interface LoadedBundle {
  * which no call ran.
  */
 export function codeCachePath(dir: string, bytes: Uint8Array, partial = false): string {
-	return join(dir, `pi-repair-layer-${bytes.length}-${crc32(bytes).toString(16)}${partial ? ".partial" : ""}.cache`);
+	const paths = cachePaths(dir, bytes);
+	return partial ? paths.partial : paths.whole;
+}
+
+/** Both cache files of the bundle's bytes in `dir`, from one CRC of the whole bundle. */
+function cachePaths(dir: string, bytes: Uint8Array): { whole: string; partial: string } {
+	const stem = join(dir, `pi-repair-layer-${bytes.length}-${crc32(bytes).toString(16)}`);
+	return { whole: `${stem}.cache`, partial: `${stem}.partial.cache` };
 }
 
 /**
@@ -61,11 +68,10 @@ export function codeCachePath(dir: string, bytes: Uint8Array, partial = false): 
 export function loadBundle(path: string, cacheDir: string | undefined = getCompileCacheDir()): LoadedBundle {
 	const bytes = readFileSync(path);
 	const source = bytes.toString("utf8");
-	const wholePath = cacheDir === undefined ? undefined : codeCachePath(cacheDir, bytes);
-	const partialPath = cacheDir === undefined ? undefined : codeCachePath(cacheDir, bytes, true);
+	const paths = cacheDir === undefined ? undefined : cachePaths(cacheDir, bytes);
 	// The whole cache when there is one; the partial one is read only until a session with a call replaced it.
-	const whole = wholePath === undefined ? undefined : readCache(wholePath);
-	const partial = whole !== undefined || partialPath === undefined ? undefined : readCache(partialPath);
+	const whole = paths === undefined ? undefined : readCache(paths.whole);
+	const partial = paths === undefined || whole !== undefined ? undefined : readCache(paths.partial);
 	const cachedData = whole ?? partial;
 	// The same wrapper Node gives a CommonJS file, so the bundle runs exactly as `require` would run it.
 	const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
@@ -76,7 +82,7 @@ export function loadBundle(path: string, cacheDir: string | undefined = getCompi
 	const run = script.runInThisContext() as (...args: unknown[]) => void;
 	run(module.exports, createRequire(path), module, path, dirname(path));
 	const used = cachedData !== undefined && !script.cachedDataRejected;
-	if (wholePath === undefined || partialPath === undefined || (used && whole !== undefined)) {
+	if (paths === undefined || (used && whole !== undefined)) {
 		return { exports: module.exports, saveCodeCache: undefined };
 	}
 	// With nothing usable loaded, even a session without calls leaves a (partial) cache; a partial one V8 took waits for a whole one.
@@ -99,11 +105,11 @@ export function loadBundle(path: string, cacheDir: string | undefined = getCompi
 				if (!wholeDue) return;
 				wholeDue = false;
 				partialDue = false;
-				saveAs(wholePath, partialPath);
+				saveAs(paths.whole, paths.partial);
 			} else if (partialDue) {
 				partialDue = false;
 				// A whole cache V8 refused would be read before the partial one at every start.
-				saveAs(partialPath, whole === undefined ? undefined : wholePath);
+				saveAs(paths.partial, whole === undefined ? undefined : paths.whole);
 			}
 		},
 	};
