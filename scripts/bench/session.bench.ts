@@ -11,10 +11,16 @@
  * in `npm run bench -- startup`. The budget: at most 2% more CPU for the whole
  * session. `PAIRS=<n>` sets the number of pairs (default 5); `INSTRUCTIONS=<n>`
  * adds n pairs counted in instructions by callgrind (scripts/bench/pi-cli-runs.ts).
+ *
+ * `CONTROL=1` adds an arm with an extension that listens where the layer
+ * always listens and does nothing (test/fixtures/idle-extension.ts), and
+ * prints two more comparisons of the same length: that extension against pi
+ * alone (what pi spends on any such extension) and the layer against it
+ * (what the layer's own code adds).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { pairCount, pairedRuns, ROOT } from "./pi-cli-runs.ts";
+import { type Arm, pairCount, pairedRuns, ROOT } from "./pi-cli-runs.ts";
 
 const TURNS = 150;
 const script = [
@@ -30,12 +36,21 @@ const script = [
 if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 	console.log("no build: run `npm run build` first (the session bench measures the built layer)");
 } else {
-	pairedRuns({
-		label: `session of ${TURNS * 2} valid calls`,
-		script,
-		files: { "notes.txt": "one line of notes\n" },
-		without: { args: [], noExtensions: true },
-		with: { args: ["-e", ROOT], noExtensions: true },
-		pairs: pairCount(5),
-	});
+	const alone: Arm = { args: [], noExtensions: true };
+	const layer: Arm = { args: ["-e", ROOT], noExtensions: true };
+	const idle: Arm = { args: ["-e", join(ROOT, "test/fixtures/idle-extension.ts")], noExtensions: true };
+	const session = (label: string, without: Arm, withArm: Arm) =>
+		pairedRuns({
+			label,
+			script,
+			files: { "notes.txt": "one line of notes\n" },
+			without,
+			with: withArm,
+			pairs: pairCount(5),
+		});
+	session(`session of ${TURNS * 2} valid calls`, alone, layer);
+	if (process.env.CONTROL === "1") {
+		session("idle extension vs pi alone", alone, idle);
+		session("layer vs idle extension", idle, layer);
+	}
 }
