@@ -23,6 +23,13 @@
  * a folder of their own for. Skipped, with a line saying so, when valgrind
  * is not installed.
  *
+ * Each command run gives pi a temporary folder of its own (`TMPDIR`), where
+ * Node keeps its compile cache and the layer its code cache: the warm-up
+ * pair fills both. Shared with every other pi run on the machine, the layer's
+ * cache would be whichever an earlier session left (a session that
+ * judged repairs compiled more of the layer and leaves a larger one), and a
+ * run's figures would depend on it.
+ *
  * The paired ratio is printed with a 95% interval (a seeded bootstrap of its
  * median), so a figure can be read against the budget together with how
  * far this run's pairs let it be trusted. `PIN=<cpus>` runs every pi process
@@ -68,6 +75,12 @@ export interface PairedOptions {
 	without: Arm;
 	with: Arm;
 	pairs: number;
+	/**
+	 * The script of the warm-up pair, when it differs from the measured one:
+	 * a session that runs a call leaves the whole code cache a user's later
+	 * starts load, one that only answers in text a partial one.
+	 */
+	warmUp?: unknown;
 }
 
 /** V8 on one thread with fixed seeds, so identical sessions execute the same instructions. */
@@ -94,6 +107,9 @@ function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>,
 		const workspace = join(work, "workspace");
 		mkdirSync(workspace);
 		for (const [name, content] of Object.entries(files)) writeFileSync(join(workspace, name), content);
+		// One folder per command run (beside the script): its caches outlive each pi run, and no other run reads them.
+		const piTemp = join(dirname(scriptPath), "tmp");
+		mkdirSync(piTemp, { recursive: true });
 		const agentDir = arm.agentDir ?? join(work, "agent");
 		mkdirSync(agentDir, { recursive: true });
 		const usagePath = join(work, "usage.json");
@@ -128,6 +144,7 @@ function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>,
 				env: {
 					...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("PI_"))),
 					PATH: [dirname(process.execPath), process.env.PATH ?? ""].join(delimiter),
+					TMPDIR: piTemp,
 					PI_CODING_AGENT_DIR: agentDir,
 					PI_OFFLINE: "1",
 					PI_SCRIPTED_SCRIPT: scriptPath,
@@ -198,8 +215,10 @@ export function pairedRuns(options: PairedOptions): PairedResult {
 	try {
 		const scriptPath = join(scriptDir, "script.json");
 		writeFileSync(scriptPath, JSON.stringify(options.script));
-		runPi(options.without, scriptPath, options.files);
-		runPi(options.with, scriptPath, options.files);
+		const warmPath = join(scriptDir, "warm-up.json");
+		writeFileSync(warmPath, JSON.stringify(options.warmUp ?? options.script));
+		runPi(options.without, warmPath, options.files);
+		runPi(options.with, warmPath, options.files);
 		const without: Usage[] = [];
 		const withLayer: Usage[] = [];
 		for (let pair = 0; pair < options.pairs; pair += 1) {
@@ -235,7 +254,7 @@ export function pairedRuns(options: PairedOptions): PairedResult {
 				`  ${options.pairs} pairs${process.env.PIN ? `, pinned to CPU ${process.env.PIN}` : ""}`,
 		);
 		printSplit(without, withLayer);
-		countedPairs(options, scriptPath);
+		countedPairs(options, scriptPath, warmPath);
 		return result;
 	} finally {
 		rmSync(scriptDir, { recursive: true, force: true });
@@ -290,7 +309,7 @@ function signed(value: number): string {
 }
 
 /** `INSTRUCTIONS=<n>` pairs counted by callgrind, alternating like the CPU pairs; prints the medians and their ratio. */
-function countedPairs(options: PairedOptions, scriptPath: string): void {
+function countedPairs(options: PairedOptions, scriptPath: string, warmPath: string): void {
 	const pairs = Number(process.env.INSTRUCTIONS);
 	if (!Number.isInteger(pairs) || pairs <= 0) return;
 	if (spawnSync("valgrind", ["--version"]).status !== 0) {
@@ -298,8 +317,8 @@ function countedPairs(options: PairedOptions, scriptPath: string): void {
 		return;
 	}
 	// The flags give the compile caches a folder of their own: the first run of each arm fills it.
-	countInstructions(options.without, scriptPath, options.files);
-	countInstructions(options.with, scriptPath, options.files);
+	countInstructions(options.without, warmPath, options.files);
+	countInstructions(options.with, warmPath, options.files);
 	const without: number[] = [];
 	const withLayer: number[] = [];
 	for (let pair = 0; pair < pairs; pair += 1) {

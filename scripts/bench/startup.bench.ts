@@ -25,6 +25,8 @@ import { pairCount, pairedRuns, ROOT } from "./pi-cli-runs.ts";
 
 const PI_BIN = join(ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
 const SCRIPT = [{ text: "hello" }];
+// A first session that runs a call leaves the whole code cache, which every later start of a user's pi loads.
+const WARM_UP = [{ toolCalls: [{ id: "w", name: "bash", arguments: { command: "true" } }] }, { text: "hello" }];
 const pairs = pairCount(15);
 
 function npm(args: readonly string[], cwd: string): void {
@@ -78,6 +80,7 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 		pairedRuns({
 			label: "installed (pi install)",
 			script: SCRIPT,
+			warmUp: WARM_UP,
 			without: { args: [], agentDir: emptyAgent, noExtensions: false },
 			with: { args: [], agentDir: installedAgent, noExtensions: false },
 			pairs,
@@ -85,6 +88,7 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 		pairedRuns({
 			label: "installed, vs a no-op package",
 			script: SCRIPT,
+			warmUp: WARM_UP,
 			without: { args: [], agentDir: controlAgent, noExtensions: false },
 			with: { args: [], agentDir: installedAgent, noExtensions: false },
 			pairs,
@@ -92,6 +96,7 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 		pairedRuns({
 			label: "built checkout (pi -e)",
 			script: SCRIPT,
+			warmUp: WARM_UP,
 			without: { args: [], noExtensions: true },
 			with: { args: ["-e", ROOT], noExtensions: true },
 			pairs,
