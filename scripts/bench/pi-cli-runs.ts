@@ -37,7 +37,7 @@
  * moves between cores out of the noise; what users feel is the unpinned run.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,6 +88,35 @@ const DETERMINISTIC_V8 = ["--single-threaded", "--hash-seed=1", "--random-seed=1
 
 /** How one run is measured: the preload's CPU and memory, or callgrind's instruction count. */
 type Meter = "usage" | "instructions";
+
+export function npm(args: readonly string[], cwd: string): void {
+	const result = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd, encoding: "utf8" });
+	if (result.status !== 0) throw new Error(`npm ${args.join(" ")} failed:\n${result.stderr}`);
+}
+
+/** Installs `source` with `pi install` into `agentDir`, offline. */
+export function piInstall(agentDir: string, source: string, cwd: string): void {
+	const result = spawnSync(process.execPath, [PI_BIN, "install", source], {
+		cwd,
+		encoding: "utf8",
+		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" },
+	});
+	if (result.status !== 0) throw new Error(`pi install ${source} failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+/**
+ * An agent folder in `work` holding this checkout as pi installs a published
+ * package: the packed tarball, installed with `pi install`.
+ */
+export function installedAgent(work: string): string {
+	npm(["pack", "--ignore-scripts", "--pack-destination", work], ROOT);
+	const tarball = readdirSync(work).find((name) => name.startsWith("pi-repair-layer-") && name.endsWith(".tgz"));
+	if (tarball === undefined) throw new Error("npm pack wrote no tarball");
+	const agentDir = join(work, "agent-installed");
+	mkdirSync(agentDir);
+	piInstall(agentDir, `npm:pi-repair-layer@file:${join(work, tarball)}`, work);
+	return agentDir;
+}
 
 /** Runs pi once and returns the usage its preload recorded. */
 export function runPi(arm: Arm, scriptPath: string, files: Record<string, string> = {}): Usage {

@@ -16,11 +16,14 @@
  * always listens and does nothing (test/fixtures/idle-extension.ts), and
  * prints two more comparisons of the same length: that extension against pi
  * alone (what pi spends on any such extension) and the layer against it
- * (what the layer's own code adds).
+ * (what the layer's own code adds). `INSTALLED=1` adds the same session in
+ * the installed route: the packed tarball installed with `pi install` into
+ * an agent folder, against an empty one; `INSTALLED=only` runs that alone.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Arm, pairCount, pairedRuns, ROOT } from "./pi-cli-runs.ts";
+import { type Arm, installedAgent, pairCount, pairedRuns, ROOT } from "./pi-cli-runs.ts";
 
 const TURNS = 150;
 const script = [
@@ -48,9 +51,24 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 			with: withArm,
 			pairs: pairCount(5),
 		});
-	session(`session of ${TURNS * 2} valid calls`, alone, layer);
+	const installedOnly = process.env.INSTALLED === "only";
+	if (!installedOnly) session(`session of ${TURNS * 2} valid calls`, alone, layer);
 	if (process.env.CONTROL === "1") {
 		session("idle extension vs pi alone", alone, idle);
 		session("layer vs idle extension", idle, layer);
+	}
+	if (process.env.INSTALLED === "1" || installedOnly) {
+		const work = mkdtempSync(join(tmpdir(), "pi-repair-session-"));
+		try {
+			const emptyAgent = join(work, "agent-empty");
+			mkdirSync(emptyAgent);
+			session(
+				"installed (pi install)",
+				{ args: [], agentDir: emptyAgent, noExtensions: false },
+				{ args: [], agentDir: installedAgent(work), noExtensions: false },
+			);
+		} finally {
+			rmSync(work, { recursive: true, force: true });
+		}
 	}
 }

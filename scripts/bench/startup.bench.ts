@@ -17,32 +17,15 @@
  * sets the number of pairs (default 15); `INSTRUCTIONS=<n>` adds n pairs
  * counted in instructions by callgrind (scripts/bench/pi-cli-runs.ts).
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pairCount, pairedRuns, ROOT } from "./pi-cli-runs.ts";
+import { installedAgent, npm, pairCount, pairedRuns, piInstall, ROOT } from "./pi-cli-runs.ts";
 
-const PI_BIN = join(ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
 const SCRIPT = [{ text: "hello" }];
 // A first session that runs a call leaves the whole code cache, which every later start of a user's pi loads.
 const WARM_UP = [{ toolCalls: [{ id: "w", name: "bash", arguments: { command: "true" } }] }, { text: "hello" }];
 const pairs = pairCount(15);
-
-function npm(args: readonly string[], cwd: string): void {
-	const result = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd, encoding: "utf8" });
-	if (result.status !== 0) throw new Error(`npm ${args.join(" ")} failed:\n${result.stderr}`);
-}
-
-/** Installs `source` with `pi install` into `agentDir`, offline. */
-function piInstall(agentDir: string, source: string, cwd: string): void {
-	const result = spawnSync(process.execPath, [PI_BIN, "install", source], {
-		cwd,
-		encoding: "utf8",
-		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" },
-	});
-	if (result.status !== 0) throw new Error(`pi install ${source} failed:\n${result.stdout}\n${result.stderr}`);
-}
 
 /** A package whose extension registers nothing, laid out like the layer's (a manifest naming a TypeScript entry). */
 function controlPackage(work: string): string {
@@ -67,13 +50,9 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 } else {
 	const work = mkdtempSync(join(tmpdir(), "pi-repair-startup-"));
 	try {
-		npm(["pack", "--ignore-scripts", "--pack-destination", work], ROOT);
-		const tarball = readdirSync(work).find((name) => name.endsWith(".tgz"));
-		const installedAgent = join(work, "agent-installed");
+		const installed = installedAgent(work);
 		const emptyAgent = join(work, "agent-empty");
-		mkdirSync(installedAgent);
 		mkdirSync(emptyAgent);
-		piInstall(installedAgent, `npm:pi-repair-layer@file:${join(work, tarball ?? "")}`, work);
 		const controlAgent = join(work, "agent-control");
 		mkdirSync(controlAgent);
 		piInstall(controlAgent, `npm:pi-repair-control@file:${controlPackage(work)}`, work);
@@ -82,7 +61,7 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 			script: SCRIPT,
 			warmUp: WARM_UP,
 			without: { args: [], agentDir: emptyAgent, noExtensions: false },
-			with: { args: [], agentDir: installedAgent, noExtensions: false },
+			with: { args: [], agentDir: installed, noExtensions: false },
 			pairs,
 		});
 		pairedRuns({
@@ -90,7 +69,7 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 			script: SCRIPT,
 			warmUp: WARM_UP,
 			without: { args: [], agentDir: controlAgent, noExtensions: false },
-			with: { args: [], agentDir: installedAgent, noExtensions: false },
+			with: { args: [], agentDir: installed, noExtensions: false },
 			pairs,
 		});
 		pairedRuns({
