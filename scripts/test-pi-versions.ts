@@ -88,8 +88,8 @@ interface Outcome {
 	seconds: number;
 }
 
-function run(command: string, args: readonly string[], cwd: string, timeout: number) {
-	return spawnSync(command, args, { cwd, encoding: "utf8", timeout, maxBuffer: 64 * 1024 * 1024 });
+function run(command: string, args: readonly string[], cwd: string, timeout: number, env?: NodeJS.ProcessEnv) {
+	return spawnSync(command, args, { cwd, encoding: "utf8", timeout, maxBuffer: 64 * 1024 * 1024, env });
 }
 
 /** Links every package of this checkout that the pi install did not bring, scope by scope. */
@@ -121,7 +121,16 @@ function testVersion(version: string, parent: string): Outcome {
 		if (existsSync(join(root, entry))) cpSync(join(root, entry), join(folder, entry), { recursive: true });
 	const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 	const tests = MATRIX_TESTS.filter((path) => existsSync(join(folder, path)));
-	const ran = run(process.execPath, [vitest, "run", ...tests], folder, 1_500_000);
+	// pi keeps Node's compile cache in the temporary folder: one of its own, removed with the copy, or every
+	// run would leave an entry for each module of this copy of pi (over a thousand files) in the machine's.
+	const temp = join(folder, "tmp");
+	mkdirSync(temp);
+	const ran = run(process.execPath, [vitest, "run", ...tests], folder, 1_500_000, {
+		...process.env,
+		TMPDIR: temp,
+		TMP: temp,
+		TEMP: temp,
+	});
 	const output = `${ran.stdout}${ran.stderr}`;
 	const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
 	const counts = /^\s*Tests\s+(.+)$/m.exec(plain)?.[1]?.trim() ?? "no test summary";
