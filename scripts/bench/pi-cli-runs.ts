@@ -37,7 +37,7 @@
  * moves between cores out of the noise; what users feel is the unpinned run.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -89,9 +89,18 @@ const DETERMINISTIC_V8 = ["--single-threaded", "--hash-seed=1", "--random-seed=1
 /** How one run is measured: the preload's CPU and memory, or callgrind's instruction count. */
 type Meter = "usage" | "instructions";
 
-export function npm(args: readonly string[], cwd: string): void {
-	const result = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd, encoding: "utf8" });
-	if (result.status !== 0) throw new Error(`npm ${args.join(" ")} failed:\n${result.stderr}`);
+/** Packs the package in `folder` into `work` (its lifecycle scripts not run) and returns the tarball's path. */
+export function pack(folder: string, work: string): string {
+	const result = spawnSync(
+		process.platform === "win32" ? "npm.cmd" : "npm",
+		["pack", "--json", "--ignore-scripts", "--pack-destination", work],
+		{ cwd: folder, encoding: "utf8" },
+	);
+	if (result.status !== 0) throw new Error(`npm pack failed in ${folder}:\n${result.stderr}`);
+	// npm names the file it wrote; the report may follow other output.
+	const [entry] = JSON.parse(result.stdout.slice(result.stdout.indexOf("["))) as { filename: string }[];
+	if (entry === undefined) throw new Error(`npm pack reported no tarball in ${folder}`);
+	return join(work, entry.filename);
 }
 
 /** Installs `source` with `pi install` into `agentDir`, offline. */
@@ -109,12 +118,10 @@ export function piInstall(agentDir: string, source: string, cwd: string): void {
  * package: the packed tarball, installed with `pi install`.
  */
 export function installedAgent(work: string): string {
-	npm(["pack", "--ignore-scripts", "--pack-destination", work], ROOT);
-	const tarball = readdirSync(work).find((name) => name.startsWith("pi-repair-layer-") && name.endsWith(".tgz"));
-	if (tarball === undefined) throw new Error("npm pack wrote no tarball");
+	const tarball = pack(ROOT, work);
 	const agentDir = join(work, "agent-installed");
 	mkdirSync(agentDir);
-	piInstall(agentDir, `npm:pi-repair-layer@file:${join(work, tarball)}`, work);
+	piInstall(agentDir, `npm:pi-repair-layer@file:${tarball}`, work);
 	return agentDir;
 }
 

@@ -20,7 +20,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { installedAgent, npm, pairCount, pairedRuns, piInstall, ROOT } from "./pi-cli-runs.ts";
+import { installedAgent, pack, pairCount, pairedRuns, piInstall, ROOT } from "./pi-cli-runs.ts";
 
 const SCRIPT = [{ text: "hello" }];
 // A first session that runs a call leaves the whole code cache, which every later start of a user's pi loads.
@@ -41,8 +41,7 @@ function controlPackage(work: string): string {
 		}),
 	);
 	writeFileSync(join(folder, "extension.ts"), "export default function control(): void {}\n");
-	npm(["pack", "--pack-destination", work], folder);
-	return join(work, "pi-repair-control-1.0.0.tgz");
+	return pack(folder, work);
 }
 
 if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
