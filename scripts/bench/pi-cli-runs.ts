@@ -264,37 +264,71 @@ export function pairedRuns(options: PairedOptions): PairedResult {
 				else without.push(runPi(options.without, scriptPath, options.files));
 			}
 		}
-		const result: PairedResult = {
-			label: options.label,
-			withoutCpuMs: median(without.map((usage) => usage.cpuMs)),
-			withCpuMs: median(withLayer.map((usage) => usage.cpuMs)),
-			cpuRatio: 0,
-			pairedCpuRatio: 0,
-			pairedCpuInterval: [0, 0],
-			withoutRssMiB: median(without.map((usage) => usage.rssMiB)),
-			withRssMiB: median(withLayer.map((usage) => usage.rssMiB)),
-			rssDifferenceMiB: 0,
-		};
-		const pairRatios = withLayer.map((usage, index) => usage.cpuMs / (without[index]?.cpuMs ?? Number.NaN));
-		result.pairedCpuRatio = median(pairRatios);
-		result.pairedCpuInterval = medianInterval(pairRatios);
-		result.cpuRatio = result.withCpuMs / result.withoutCpuMs;
-		result.rssDifferenceMiB = result.withRssMiB - result.withoutRssMiB;
-		console.log(
-			`${options.label.padEnd(28)} CPU ${result.withoutCpuMs.toFixed(0)} -> ${result.withCpuMs.toFixed(0)} ms` +
-				` (${result.cpuRatio.toFixed(3)}x, paired ${result.pairedCpuRatio.toFixed(3)}x` +
-				` [95% ${result.pairedCpuInterval[0].toFixed(3)}-${result.pairedCpuInterval[1].toFixed(3)}], ` +
-				`${(result.withCpuMs - result.withoutCpuMs).toFixed(0)} ms)` +
-				`  peak RSS ${result.withoutRssMiB.toFixed(1)} -> ${result.withRssMiB.toFixed(1)} MiB` +
-				` (${signed(result.rssDifferenceMiB)} MiB)` +
-				`  ${options.pairs} pairs${process.env.PIN ? `, pinned to CPU ${process.env.PIN}` : ""}`,
-		);
-		printSplit(without, withLayer);
+		const result = reportPairs(options.label, without, withLayer);
+		keepSamples(options.label, without, withLayer);
 		countedPairs(options, scriptPath, warmPath);
 		return result;
 	} finally {
 		rmSync(scriptDir, { recursive: true, force: true });
 	}
+}
+
+/**
+ * Prints the medians of both arms, their ratio and difference, the paired
+ * ratio with its interval, and the CPU split, for pairs already run
+ * (`without[i]` and `withLayer[i]` are one pair).
+ */
+export function reportPairs(label: string, without: readonly Usage[], withLayer: readonly Usage[]): PairedResult {
+	const result: PairedResult = {
+		label: label,
+		withoutCpuMs: median(without.map((usage) => usage.cpuMs)),
+		withCpuMs: median(withLayer.map((usage) => usage.cpuMs)),
+		cpuRatio: 0,
+		pairedCpuRatio: 0,
+		pairedCpuInterval: [0, 0],
+		withoutRssMiB: median(without.map((usage) => usage.rssMiB)),
+		withRssMiB: median(withLayer.map((usage) => usage.rssMiB)),
+		rssDifferenceMiB: 0,
+	};
+	const pairRatios = withLayer.map((usage, index) => usage.cpuMs / (without[index]?.cpuMs ?? Number.NaN));
+	result.pairedCpuRatio = median(pairRatios);
+	result.pairedCpuInterval = medianInterval(pairRatios);
+	result.cpuRatio = result.withCpuMs / result.withoutCpuMs;
+	result.rssDifferenceMiB = result.withRssMiB - result.withoutRssMiB;
+	console.log(
+		`${label.padEnd(28)} CPU ${result.withoutCpuMs.toFixed(0)} -> ${result.withCpuMs.toFixed(0)} ms` +
+			` (${result.cpuRatio.toFixed(3)}x, paired ${result.pairedCpuRatio.toFixed(3)}x` +
+			` [95% ${result.pairedCpuInterval[0].toFixed(3)}-${result.pairedCpuInterval[1].toFixed(3)}], ` +
+			`${(result.withCpuMs - result.withoutCpuMs).toFixed(0)} ms)` +
+			`  peak RSS ${result.withoutRssMiB.toFixed(1)} -> ${result.withRssMiB.toFixed(1)} MiB` +
+			` (${signed(result.rssDifferenceMiB)} MiB)` +
+			`  ${without.length} pairs${process.env.PIN ? `, pinned to CPU ${process.env.PIN}` : ""}`,
+	);
+	printSplit(without, withLayer);
+	return result;
+}
+
+/** What `SAMPLES=<folder>` keeps of one comparison: its label and every pair's measures (numbers only). */
+export interface Samples {
+	label: string;
+	without: Usage[];
+	with: Usage[];
+}
+
+/**
+ * With `SAMPLES=<folder>`, writes the pairs of one comparison there as JSON,
+ * so runs of the same comparison at other hours can be read as one
+ * (`node scripts/bench/pool.ts <files>`).
+ */
+function keepSamples(label: string, without: Usage[], withLayer: Usage[]): void {
+	const folder = process.env.SAMPLES;
+	if (folder === undefined || folder === "") return;
+	mkdirSync(folder, { recursive: true });
+	const slug = label.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
+	const samples: Samples = { label, without, with: withLayer };
+	const path = join(folder, `${slug}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+	writeFileSync(path, `${JSON.stringify(samples)}\n`);
+	console.log(`${"".padEnd(28)} pairs kept in ${path}`);
 }
 
 /**

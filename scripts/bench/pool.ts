@@ -1,0 +1,29 @@
+/**
+ * `node scripts/bench/pool.ts <file>…`: reads pairs kept by a benchmark run
+ * with `SAMPLES=<folder>` and prints each comparison over all of its runs as
+ * one, as the run itself prints it. Each pair was measured together, so
+ * pairs of runs at different hours can be pooled; the medians of the arms
+ * move with the hour and are read with that in mind.
+ */
+import { readFileSync } from "node:fs";
+import { reportPairs, type Samples, type Usage } from "./pi-cli-runs.ts";
+
+const files = process.argv.slice(2);
+if (files.length === 0) {
+	console.log("usage: node scripts/bench/pool.ts <samples.json>… (written by a bench run with SAMPLES=<folder>)");
+	process.exitCode = 1;
+}
+const byLabel = new Map<string, { without: Usage[]; with: Usage[]; runs: number }>();
+for (const file of files) {
+	const samples = JSON.parse(readFileSync(file, "utf8")) as Samples;
+	if (samples.without.length !== samples.with.length) throw new Error(`${file}: the two arms hold different counts`);
+	const pooled = byLabel.get(samples.label) ?? { without: [], with: [], runs: 0 };
+	pooled.without.push(...samples.without);
+	pooled.with.push(...samples.with);
+	pooled.runs += 1;
+	byLabel.set(samples.label, pooled);
+}
+for (const [label, pooled] of byLabel) {
+	console.log(`${label}: ${pooled.runs} run(s)`);
+	reportPairs(label, pooled.without, pooled.with);
+}
