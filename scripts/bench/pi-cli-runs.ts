@@ -114,6 +114,28 @@ export function piInstall(agentDir: string, source: string, cwd: string): void {
 }
 
 /**
+ * Packs a control package into `work`: laid out like the layer's (a manifest
+ * naming a TypeScript entry), with `extension` as that entry's source, and
+ * returns the tarball's path. It separates what pi spends on any installed
+ * package from what the layer adds.
+ */
+export function controlPackage(work: string, extension: string): string {
+	const folder = join(work, "control");
+	mkdirSync(folder);
+	writeFileSync(
+		join(folder, "package.json"),
+		JSON.stringify({
+			name: "pi-repair-control",
+			version: "1.0.0",
+			type: "module",
+			pi: { extensions: ["./extension.ts"] },
+		}),
+	);
+	writeFileSync(join(folder, "extension.ts"), extension);
+	return pack(folder, work);
+}
+
+/**
  * An agent folder in `work` holding this checkout as pi installs a published
  * package: the packed tarball, installed with `pi install`.
  */

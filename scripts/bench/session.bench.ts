@@ -19,11 +19,14 @@
  * (what the layer's own code adds). `INSTALLED=1` adds the same session in
  * the installed route: the packed tarball installed with `pi install` into
  * an agent folder, against an empty one; `INSTALLED=only` runs that alone.
+ * With both, the idle extension is also installed as a package, and two more
+ * comparisons follow in that route: it against the empty agent folder, and
+ * the layer against it.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Arm, installedAgent, pairCount, pairedRuns, ROOT } from "./pi-cli-runs.ts";
+import { type Arm, controlPackage, installedAgent, pairCount, pairedRuns, piInstall, ROOT } from "./pi-cli-runs.ts";
 
 const TURNS = 150;
 const script = [
@@ -53,7 +56,7 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 		});
 	const installedOnly = process.env.INSTALLED === "only";
 	if (!installedOnly) session(`session of ${TURNS * 2} valid calls`, alone, layer);
-	if (process.env.CONTROL === "1") {
+	if (process.env.CONTROL === "1" && !installedOnly) {
 		session("idle extension vs pi alone", alone, idle);
 		session("layer vs idle extension", idle, layer);
 	}
@@ -62,11 +65,19 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 		try {
 			const emptyAgent = join(work, "agent-empty");
 			mkdirSync(emptyAgent);
-			session(
-				"installed (pi install)",
-				{ args: [], agentDir: emptyAgent, noExtensions: false },
-				{ args: [], agentDir: installedAgent(work), noExtensions: false },
-			);
+			const empty: Arm = { args: [], agentDir: emptyAgent, noExtensions: false };
+			const installed: Arm = { args: [], agentDir: installedAgent(work), noExtensions: false };
+			session("installed (pi install)", empty, installed);
+			if (process.env.CONTROL === "1") {
+				// The same idle extension, installed as a package the way the layer is.
+				const idleAgent = join(work, "agent-idle");
+				mkdirSync(idleAgent);
+				const idleSource = readFileSync(join(ROOT, "test/fixtures/idle-extension.ts"), "utf8");
+				piInstall(idleAgent, `npm:pi-repair-control@file:${controlPackage(work, idleSource)}`, work);
+				const idlePackage: Arm = { args: [], agentDir: idleAgent, noExtensions: false };
+				session("installed idle vs empty", empty, idlePackage);
+				session("installed layer vs idle", idlePackage, installed);
+			}
 		} finally {
 			rmSync(work, { recursive: true, force: true });
 		}

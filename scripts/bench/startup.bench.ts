@@ -17,32 +17,15 @@
  * sets the number of pairs (default 15); `INSTRUCTIONS=<n>` adds n pairs
  * counted in instructions by callgrind (scripts/bench/pi-cli-runs.ts).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { installedAgent, pack, pairCount, pairedRuns, piInstall, ROOT } from "./pi-cli-runs.ts";
+import { controlPackage, installedAgent, pairCount, pairedRuns, piInstall, ROOT } from "./pi-cli-runs.ts";
 
 const SCRIPT = [{ text: "hello" }];
 // A first session that runs a call leaves the whole code cache, which every later start of a user's pi loads.
 const WARM_UP = [{ toolCalls: [{ id: "w", name: "bash", arguments: { command: "true" } }] }, { text: "hello" }];
 const pairs = pairCount(15);
-
-/** A package whose extension registers nothing, laid out like the layer's (a manifest naming a TypeScript entry). */
-function controlPackage(work: string): string {
-	const folder = join(work, "control");
-	mkdirSync(folder);
-	writeFileSync(
-		join(folder, "package.json"),
-		JSON.stringify({
-			name: "pi-repair-control",
-			version: "1.0.0",
-			type: "module",
-			pi: { extensions: ["./extension.ts"] },
-		}),
-	);
-	writeFileSync(join(folder, "extension.ts"), "export default function control(): void {}\n");
-	return pack(folder, work);
-}
 
 if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 	console.log("no build: run `npm run build` first (the startup bench measures the built layer)");
@@ -54,7 +37,11 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 		mkdirSync(emptyAgent);
 		const controlAgent = join(work, "agent-control");
 		mkdirSync(controlAgent);
-		piInstall(controlAgent, `npm:pi-repair-control@file:${controlPackage(work)}`, work);
+		piInstall(
+			controlAgent,
+			`npm:pi-repair-control@file:${controlPackage(work, "export default function control(): void {}\n")}`,
+			work,
+		);
 		pairedRuns({
 			label: "installed (pi install)",
 			script: SCRIPT,
