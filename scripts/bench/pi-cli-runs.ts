@@ -340,7 +340,7 @@ export interface Samples {
 /**
  * With `SAMPLES=<folder>`, writes the pairs of one comparison there as JSON,
  * so runs of the same comparison at other hours can be read as one
- * (`node scripts/bench/pool.ts <files>`).
+ * (`npm run bench:pool -- <files>`).
  */
 function keepSamples(label: string, without: Usage[], withLayer: Usage[]): void {
 	const folder = process.env.SAMPLES;

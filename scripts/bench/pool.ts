@@ -1,5 +1,5 @@
 /**
- * `node scripts/bench/pool.ts <file>…`: reads pairs kept by a benchmark run
+ * `npm run bench:pool -- <file>…`: reads pairs kept by a benchmark run
  * with `SAMPLES=<folder>` and prints each comparison over all of its runs as
  * one, as the run itself prints it. Each pair was measured together, so
  * pairs of runs at different hours can be pooled; the medians of the arms
@@ -10,7 +10,7 @@ import { reportPairs, type Samples, type Usage } from "./pi-cli-runs.ts";
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
-	console.log("usage: node scripts/bench/pool.ts <samples.json>… (written by a bench run with SAMPLES=<folder>)");
+	console.log("usage: npm run bench:pool -- <samples.json>… (written by a bench run with SAMPLES=<folder>)");
 	process.exitCode = 1;
 }
 const byLabel = new Map<string, { without: Usage[]; with: Usage[]; runs: number }>();
