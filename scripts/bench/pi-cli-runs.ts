@@ -286,7 +286,7 @@ export function pairedRuns(options: PairedOptions): PairedResult {
 				else without.push(runPi(options.without, scriptPath, options.files));
 			}
 		}
-		const result = reportPairs(options.label, without, withLayer);
+		const result = reportPairs(options.label, without, withLayer, process.env.PIN);
 		keepSamples(options.label, without, withLayer);
 		countedPairs(options, scriptPath, warmPath);
 		return result;
@@ -300,23 +300,28 @@ export function pairedRuns(options: PairedOptions): PairedResult {
  * ratio with its interval, and the CPU split, for pairs already run
  * (`without[i]` and `withLayer[i]` are one pair).
  */
-export function reportPairs(label: string, without: readonly Usage[], withLayer: readonly Usage[]): PairedResult {
-	const result: PairedResult = {
-		label: label,
-		withoutCpuMs: median(without.map((usage) => usage.cpuMs)),
-		withCpuMs: median(withLayer.map((usage) => usage.cpuMs)),
-		cpuRatio: 0,
-		pairedCpuRatio: 0,
-		pairedCpuInterval: [0, 0],
-		withoutRssMiB: median(without.map((usage) => usage.rssMiB)),
-		withRssMiB: median(withLayer.map((usage) => usage.rssMiB)),
-		rssDifferenceMiB: 0,
-	};
+export function reportPairs(
+	label: string,
+	without: readonly Usage[],
+	withLayer: readonly Usage[],
+	pin: string | undefined,
+): PairedResult {
+	const withoutCpuMs = median(without.map((usage) => usage.cpuMs));
+	const withCpuMs = median(withLayer.map((usage) => usage.cpuMs));
+	const withoutRssMiB = median(without.map((usage) => usage.rssMiB));
+	const withRssMiB = median(withLayer.map((usage) => usage.rssMiB));
 	const pairRatios = withLayer.map((usage, index) => usage.cpuMs / (without[index]?.cpuMs ?? Number.NaN));
-	result.pairedCpuRatio = median(pairRatios);
-	result.pairedCpuInterval = medianInterval(pairRatios);
-	result.cpuRatio = result.withCpuMs / result.withoutCpuMs;
-	result.rssDifferenceMiB = result.withRssMiB - result.withoutRssMiB;
+	const result: PairedResult = {
+		label,
+		withoutCpuMs,
+		withCpuMs,
+		cpuRatio: withCpuMs / withoutCpuMs,
+		pairedCpuRatio: median(pairRatios),
+		pairedCpuInterval: medianInterval(pairRatios),
+		withoutRssMiB,
+		withRssMiB,
+		rssDifferenceMiB: withRssMiB - withoutRssMiB,
+	};
 	console.log(
 		`${label.padEnd(28)} CPU ${result.withoutCpuMs.toFixed(0)} -> ${result.withCpuMs.toFixed(0)} ms` +
 			` (${result.cpuRatio.toFixed(3)}x, paired ${result.pairedCpuRatio.toFixed(3)}x` +
@@ -324,15 +329,17 @@ export function reportPairs(label: string, without: readonly Usage[], withLayer:
 			`${(result.withCpuMs - result.withoutCpuMs).toFixed(0)} ms)` +
 			`  peak RSS ${result.withoutRssMiB.toFixed(1)} -> ${result.withRssMiB.toFixed(1)} MiB` +
 			` (${signed(result.rssDifferenceMiB)} MiB)` +
-			`  ${without.length} pairs${process.env.PIN ? `, pinned to CPU ${process.env.PIN}` : ""}`,
+			`  ${without.length} pairs${pin ? `, pinned to CPU ${pin}` : ""}`,
 	);
 	printSplit(without, withLayer);
 	return result;
 }
 
-/** What `SAMPLES=<folder>` keeps of one comparison: its label and every pair's measures (numbers only). */
+/** What `SAMPLES=<folder>` keeps of one comparison: its label, its pinning and every pair's measures (numbers only). */
 export interface Samples {
 	label: string;
+	/** `PIN` of the run, when its pi processes were pinned. */
+	pin?: string;
 	without: Usage[];
 	with: Usage[];
 }
@@ -347,7 +354,8 @@ function keepSamples(label: string, without: Usage[], withLayer: Usage[]): void 
 	if (folder === undefined || folder === "") return;
 	mkdirSync(folder, { recursive: true });
 	const slug = label.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
-	const samples: Samples = { label, without, with: withLayer };
+	const pin = process.env.PIN;
+	const samples: Samples = { label, ...(pin ? { pin } : {}), without, with: withLayer };
 	const path = join(folder, `${slug}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
 	writeFileSync(path, `${JSON.stringify(samples)}\n`);
 	console.log(`${"".padEnd(28)} pairs kept in ${path}`);
