@@ -80,7 +80,7 @@ import { BuiltinRepairers } from "./extension/repair/builtin-repairers.ts";
 import { CodemodeOwnership, codemodeLine, decideNestedCall } from "./extension/repair/codemode-repair.ts";
 import { RepeatFailureTracker } from "./extension/repair/escalation.ts";
 import { RepairFeedbackHub } from "./extension/repair/feedback.ts";
-import { anyStageFor, layerStages, runMessageEndStages } from "./extension/repair/message-end.ts";
+import { anyStageFor, layerStages, type PassMessage, runMessageEndStages } from "./extension/repair/message-end.ts";
 import {
 	CallTargets,
 	JudgedArgs,
@@ -403,26 +403,31 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		});
 	});
 
+	/** Whether a message is settled, judged against pi's tool lists as they are now (one function for the session). */
+	const settledNow = (message: PassMessage) => settledMessage(message, targets.forMessage(), mayHoldLeak);
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
-			contained("message-end:echo-sources", () => echoes.note(event.message));
-			// Most messages (every tool result that is not an error) have no row: only the names they carry are checked.
-			if (!anyStageFor(stages, event.message)) {
-				contained("message-end:history-names", () => noteSavedNames(event.message));
-				return undefined;
+			const message = event.message;
+			if (message.role !== "assistant") {
+				// Most messages (every tool result that is not an error) have no row: they only feed the echo texts and
+				// the saved names. This handler is their boundary; the names go first, as they protect later requests.
+				if (!anyStageFor(stages, message)) {
+					noteSavedNames(message);
+					echoes.note(message);
+					return undefined;
+				}
+				contained("message-end:echo-sources", () => echoes.note(message));
 			}
 			survey.refresh();
 			cwd = ctx.cwd;
 			// Reading ctx.model makes pi look the model up, so only a message with malformed text pays for it.
 			messageModel = () => ctx.model;
 			leaksNoted = false;
-			const final = runMessageEndStages(stages, event.message, contained, (message) =>
-				settledMessage(message, targets.forMessage(), mayHoldLeak),
-			);
-			contained("message-end:history-names", () => noteSavedNames(final ?? event.message));
+			const final = runMessageEndStages(stages, message, contained, settledNow);
+			contained("message-end:history-names", () => noteSavedNames(final ?? message));
 			if (silentStops.wantsTurnEnd()) contained("message-end:continuation", () => continuation.want());
-			if (event.message.role === "assistant" && (final !== undefined || leaksNoted)) showTally(ctx);
-			return final === undefined ? undefined : { message: final as typeof event.message };
+			if (message.role === "assistant" && (final !== undefined || leaksNoted)) showTally(ctx);
+			return final === undefined ? undefined : { message: final as typeof message };
 		}),
 	);
 

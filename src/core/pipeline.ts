@@ -169,17 +169,32 @@ function validPathTest(
  * can ask it of a whole message before deciding to judge any call.
  */
 export function passesAsSent(input: unknown, config: RepairPipelineConfig): boolean {
+	return validPathOf(config)(input);
+}
+
+/**
+ * {@link passesAsSent} for one config as a function, for a caller that keeps
+ * it while the config stands: the plan is looked up once, not at every call,
+ * so a message of valid calls runs only the checks themselves.
+ */
+export function validPathOf(config: RepairPipelineConfig): (input: unknown) => boolean {
+	let plan: Plan;
 	try {
-		const plan = planFor(config);
-		return (
-			isRecord(input) &&
-			isPlainInput(input, plan.limits.maxNodes, plan.limits.maxNestingDepth) &&
-			plan.validAsSent(input)
-		);
+		plan = planFor(config);
 	} catch {
-		// A broken schema, an unreadable input or a throwing test is not "valid as sent"; the pipeline meets and reports the same error when it judges the call.
-		return false;
+		// A broken schema is not "valid as sent"; the pipeline meets and reports the same error when it judges the call.
+		return () => false;
 	}
+	const { maxNodes, maxNestingDepth } = plan.limits;
+	const validAsSent = plan.validAsSent;
+	return (input) => {
+		try {
+			return isRecord(input) && isPlainInput(input, maxNodes, maxNestingDepth) && validAsSent(input);
+		} catch {
+			// An unreadable input or a throwing test is not "valid as sent" either; the pipeline reports it when it judges the call.
+			return false;
+		}
+	};
 }
 
 export function runRepairPipeline(options: { input: unknown; config: RepairPipelineConfig }): RepairPipelineResult {

@@ -158,8 +158,26 @@ describe("the layer's message_end stages", () => {
 });
 
 describe("running a table of stages", () => {
+	it("runs a stage only for messages of its role, without asking it about others", () => {
+		const asked: unknown[] = [];
+		const stage: MessageEndStage = {
+			label: "results",
+			role: "toolResult",
+			enabled: (message) => {
+				asked.push(message.role);
+				return true;
+			},
+			run: (message) => ({ ...message, content: ["ran"] }),
+		};
+		expect(runMessageEndStages([stage], { role: "assistant" }, recordingContained([]))).toBeUndefined();
+		expect(anyStageFor([stage], { role: "user" })).toBe(false);
+		expect(asked).toEqual([]);
+		expect(runMessageEndStages([stage], { role: "toolResult" }, recordingContained([]))?.content).toEqual(["ran"]);
+		expect(asked).toEqual(["toolResult"]);
+	});
+
 	it("returns undefined when no stage changed the message", () => {
-		const stage: MessageEndStage = { label: "noop", enabled: () => true, run: () => undefined };
+		const stage: MessageEndStage = { label: "noop", role: "assistant", enabled: () => true, run: () => undefined };
 		expect(runMessageEndStages([stage], { role: "assistant" }, recordingContained([]))).toBeUndefined();
 	});
 
@@ -168,11 +186,13 @@ describe("running a table of stages", () => {
 		const seen: PassMessage[] = [];
 		const first: MessageEndStage = {
 			label: "first",
+			role: "assistant",
 			enabled: () => true,
 			run: (message) => ({ ...message, content: ["first"] }),
 		};
 		const failing: MessageEndStage = {
 			label: "failing",
+			role: "assistant",
 			enabled: () => true,
 			run: () => {
 				throw new TypeError("boom");
@@ -180,6 +200,7 @@ describe("running a table of stages", () => {
 		};
 		const last: MessageEndStage = {
 			label: "last",
+			role: "assistant",
 			enabled: () => true,
 			run: (message) => {
 				seen.push(message);

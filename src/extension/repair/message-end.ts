@@ -28,7 +28,9 @@ export interface PassContext {
 export interface MessageEndStage {
 	/** Names the stage in contained-error reports (`message-end:<label>`). */
 	label: string;
-	/** Whether the stage runs for this message (its role, the live settings). */
+	/** The role of the messages the stage is for: read before anything else, so other messages cost one comparison. */
+	role: "assistant" | "toolResult";
+	/** Whether the stage runs for a message of its role (the message's state, the live settings). */
 	enabled(message: PassMessage): boolean;
 	/** The changed message, or `undefined` when the stage changed nothing. */
 	run(message: PassMessage, pass: PassContext): PassMessage | undefined;
@@ -42,16 +44,21 @@ export interface MessageEndStage {
  * and skips the pass's setup for them.
  */
 export function anyStageFor(stages: readonly MessageEndStage[], message: PassMessage): boolean {
-	for (const stage of stages) if (stage.enabled(message)) return true;
+	for (const stage of stages) if (runsFor(stage, message)) return true;
 	return false;
+}
+
+function runsFor(stage: MessageEndStage, message: PassMessage): boolean {
+	return message.role === stage.role && stage.enabled(message);
 }
 
 /**
  * Runs `stages` in order over `message`; returns the final message, or
  * `undefined` when no stage changed it. `settled` answers whether the
  * message is one every stage marked `idleWhenSettled` leaves as it is; it is
- * asked at most once, when the first such stage is due, and those stages are
- * then skipped (a throw counts as "not settled", and every stage runs).
+ * asked at most once, at the first such stage for the message's role, and
+ * those stages are then skipped (a throw counts as "not settled", and every
+ * stage runs).
  */
 export function runMessageEndStages(
 	stages: readonly MessageEndStage[],
@@ -59,17 +66,21 @@ export function runMessageEndStages(
 	contained: Contained,
 	settled?: (message: PassMessage) => boolean,
 ): PassMessage | undefined {
-	const pass: PassContext = { original: message };
 	let current = message;
+	let pass: PassContext | undefined;
 	let skipIdle: boolean | undefined;
 	for (const stage of stages) {
 		// Whether a row runs reads only the role and the live settings; the boundary is for its work, on every message pi finishes.
-		if (!stage.enabled(current)) continue;
+		if (stage.role !== current.role) continue;
+		// A settled message skips an idle row before the row is asked anything.
 		if (stage.idleWhenSettled === true && settled !== undefined) {
 			skipIdle ??= contained("message-end:settled", () => settled(current)) === true;
 			if (skipIdle) continue;
 		}
-		const next = contained(`message-end:${stage.label}`, () => stage.run(current, pass));
+		if (!stage.enabled(current)) continue;
+		pass ??= { original: message };
+		const context = pass;
+		const next = contained(`message-end:${stage.label}`, () => stage.run(current, context));
 		if (next !== undefined) current = next;
 	}
 	return current === message ? undefined : current;
@@ -91,7 +102,7 @@ export interface LayerStageDeps {
 	noteSilentStop(original: PassMessage, final: PassMessage): void;
 }
 
-const isAssistant = (message: PassMessage) => message.role === "assistant";
+const always = () => true;
 
 /**
  * The layer's stages, in order: names first, so the calls are judged against
@@ -105,21 +116,36 @@ export function layerStages(deps: LayerStageDeps): MessageEndStage[] {
 	return [
 		{
 			label: "tool-result-tools",
+			role: "toolResult",
 			// Only pi's refusal of an unknown tool is an error result; the rest never read pi's tool list.
-			enabled: (message) => message.role === "toolResult" && message.isError === true && deps.repairToolNames(),
+			enabled: (message) => message.isError === true && deps.repairToolNames(),
 			run: (message) => deps.listTools(message),
 		},
 		{
 			label: "tool-names",
-			enabled: (message) => isAssistant(message) && deps.repairToolNames(),
+			role: "assistant",
+			enabled: () => deps.repairToolNames(),
 			run: (message) => deps.renameTools(message),
 			idleWhenSettled: true,
 		},
-		{ label: "grammar", enabled: isAssistant, run: (message) => deps.grammarLeaks(message), idleWhenSettled: true },
-		{ label: "tool-calls", enabled: isAssistant, run: (message) => deps.judgeCalls(message), idleWhenSettled: true },
+		{
+			label: "grammar",
+			role: "assistant",
+			enabled: always,
+			run: (message) => deps.grammarLeaks(message),
+			idleWhenSettled: true,
+		},
+		{
+			label: "tool-calls",
+			role: "assistant",
+			enabled: always,
+			run: (message) => deps.judgeCalls(message),
+			idleWhenSettled: true,
+		},
 		{
 			label: "silent-stops",
-			enabled: isAssistant,
+			role: "assistant",
+			enabled: always,
 			run: (message, pass) => {
 				deps.noteSilentStop(pass.original, message);
 				return undefined;

@@ -14,7 +14,7 @@
  * Any other failure inside the extension is contained and reported (see
  * `contained.ts`): the call then goes on exactly as pi alone would run it.
  */
-import { passesAsSent, runRepairPipeline } from "../../core/pipeline.ts";
+import { runRepairPipeline, validPathOf } from "../../core/pipeline.ts";
 import type {
 	Preprocessor,
 	RepairFeedback,
@@ -72,6 +72,8 @@ export class ToolRepairer {
 	readonly spec: ToolRepairSpec;
 	private readonly deps: RepairDeps;
 	private cachedConfig: RepairPipelineConfig | undefined;
+	/** The valid-path test of {@link cachedConfig}, made on first use and dropped with it. */
+	private validPath: ((input: unknown) => boolean) | undefined;
 	private readonly onObservation: (observation: RepairObservation) => void;
 	private readonly onContainedError: (label: string, error: unknown) => void;
 	private readonly boundary: Contained;
@@ -122,6 +124,7 @@ export class ToolRepairer {
 		if (spec.ownerPrepare !== undefined) config.ownerPrepareArguments = spec.ownerPrepare;
 		if (spec.ownerPrepareApplies !== undefined) config.ownerPrepareApplies = spec.ownerPrepareApplies;
 		this.cachedConfig = config;
+		this.validPath = undefined;
 		return config;
 	}
 
@@ -142,7 +145,10 @@ export class ToolRepairer {
 
 	/** True when {@link run} would answer `valid` with `input` itself; judges nothing else. */
 	passesAsSent(input: unknown): boolean {
-		return passesAsSent(input, this.config());
+		const config = this.config();
+		// config() drops the test whenever it makes a new config, so a kept test always belongs to the current one.
+		this.validPath ??= validPathOf(config);
+		return this.validPath(input);
 	}
 
 	/** Diagnostics line and telemetry record of a repaired or unrepairable outcome; never throws. */
