@@ -86,8 +86,8 @@ export interface PairedOptions {
 /** V8 on one thread with fixed seeds, so identical sessions execute the same instructions. */
 const DETERMINISTIC_V8 = ["--single-threaded", "--hash-seed=1", "--random-seed=1"];
 
-/** How one run is measured: the preload's CPU and memory, or callgrind's instruction count. */
-type Meter = "usage" | "instructions";
+/** How one run is measured: the preload's CPU and memory, callgrind's instruction count, or the layer's timed handlers. */
+type Meter = "usage" | "instructions" | "handlers";
 
 /** Packs the package in `folder` into `work` (its lifecycle scripts not run) and returns the tarball's path. */
 export function pack(folder: string, work: string): string {
@@ -152,6 +152,18 @@ export function runPi(arm: Arm, scriptPath: string, files: Record<string, string
 	return JSON.parse(runMetered(arm, scriptPath, files, "usage")) as Usage;
 }
 
+/**
+ * Runs pi once with the layer loaded through test/fixtures/timed-layer.ts and
+ * returns the times of its handlers: microseconds per call, by event.
+ */
+export function timeHandlers(
+	arm: Arm,
+	scriptPath: string,
+	files: Record<string, string> = {},
+): Record<string, number[]> {
+	return JSON.parse(runMetered(arm, scriptPath, files, "handlers")) as Record<string, number[]>;
+}
+
 /** Runs pi once under callgrind and returns the instructions the pi process executed. */
 export function countInstructions(arm: Arm, scriptPath: string, files: Record<string, string> = {}): number {
 	const refs = /I\s+refs:\s+([\d,]+)/.exec(runMetered(arm, scriptPath, files, "instructions"));
@@ -171,11 +183,20 @@ function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>,
 		const agentDir = arm.agentDir ?? join(work, "agent");
 		mkdirSync(agentDir, { recursive: true });
 		const usagePath = join(work, "usage.json");
-		const node = [process.execPath, ...(meter === "usage" ? ["--import", USAGE] : DETERMINISTIC_V8)];
+		const handlersPath = join(work, "handlers.json");
 		const metered =
 			meter === "usage"
-				? node
-				: ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--trace-children=no", ...node];
+				? [process.execPath, "--import", USAGE]
+				: meter === "handlers"
+					? [process.execPath]
+					: [
+							"valgrind",
+							"--tool=callgrind",
+							"--callgrind-out-file=/dev/null",
+							"--trace-children=no",
+							process.execPath,
+							...DETERMINISTIC_V8,
+						];
 		const command = [...pinning(), ...metered];
 		const result = spawnSync(
 			command[0] ?? process.execPath,
@@ -209,13 +230,15 @@ function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>,
 					PI_TOOL_REPAIR_TELEMETRY: join(work, "telemetry.jsonl"),
 					PI_TOOL_REPAIR_SETTINGS: join(work, "settings.json"),
 					PI_REPAIR_BENCH_USAGE: usagePath,
+					PI_REPAIR_BENCH_HANDLERS: handlersPath,
 					NO_COLOR: "1",
 				},
 			},
 		);
-		if (result.status !== 0 || (meter === "usage" && !existsSync(usagePath)))
+		const written = meter === "usage" ? usagePath : meter === "handlers" ? handlersPath : undefined;
+		if (result.status !== 0 || (written !== undefined && !existsSync(written)))
 			throw new Error(`pi exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
-		return meter === "usage" ? readFileSync(usagePath, "utf8") : result.stderr;
+		return written === undefined ? result.stderr : readFileSync(written, "utf8");
 	} finally {
 		rmSync(work, { recursive: true, force: true });
 	}
