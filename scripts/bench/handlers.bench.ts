@@ -13,7 +13,9 @@
  * comparison of whole sessions: a change to a handler shows here first, and
  * the session bench says whether it shows in what users pay. `RUNS=<n>` sets
  * the number of measured runs (default 5), after one warm-up run that fills
- * the compile caches.
+ * the compile caches. `COMPARE=<built checkout>` times that checkout's layer
+ * too, in runs alternating with this one's, and adds its totals and the
+ * paired difference (this checkout minus the other, median of the runs).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,8 +40,20 @@ function median(values: readonly number[]): number {
 	return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
+/** Each event's total in one session, in microseconds. */
+function totals(session: Record<string, number[]>): Map<string, number> {
+	return new Map(
+		Object.entries(session).map(([event, times]) => [event, times.reduce((sum, micros) => sum + micros, 0)]),
+	);
+}
+
+const ms = (micros: number) => `${(micros / 1000).toFixed(2).padStart(7)} ms`;
+
+const other = process.env.COMPARE;
 if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 	console.log("no build: run `npm run build` first (the handler bench times the built layer)");
+} else if (other !== undefined && !existsSync(join(other, "dist", "bundle", "layer.cjs"))) {
+	console.log(`COMPARE=${other} holds no built layer: run \`npm run build\` there first`);
 } else {
 	const wanted = Number(process.env.RUNS);
 	const runs = Number.isInteger(wanted) && wanted > 0 ? wanted : 5;
@@ -49,22 +63,35 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 		writeFileSync(scriptPath, JSON.stringify(script));
 		const arm = { args: ["-e", join(ROOT, "test/fixtures/timed-layer.ts")], noExtensions: true };
 		const files = { "notes.txt": "one line of notes\n" };
-		timeHandlers(arm, scriptPath, files);
-		const sessions = Array.from({ length: runs }, () => timeHandlers(arm, scriptPath, files));
-		const events = [...new Set(sessions.flatMap((session) => Object.keys(session)))];
-		const total = (session: Record<string, number[]>, event: string) =>
-			(session[event] ?? []).reduce((sum, micros) => sum + micros, 0);
-		console.log(`layer's handlers in a session of ${TURNS * 2} valid calls, ${runs} runs (medians)`);
-		for (const event of events) {
-			const calls = median(sessions.map((session) => session[event]?.length ?? 0));
-			const perCall = median(sessions.flatMap((session) => session[event] ?? []));
-			console.log(
-				`  ${event.padEnd(26)} ${(median(sessions.map((session) => total(session, event))) / 1000).toFixed(2).padStart(7)} ms` +
-					`  ${String(calls).padStart(4)} calls, ${perCall.toFixed(1).padStart(7)} µs each`,
-			);
+		const layers = other === undefined ? [ROOT] : [ROOT, other];
+		for (const layer of layers) timeHandlers(arm, scriptPath, files, layer);
+		// With two builds, their runs alternate (the order flips every round), so both see the same load.
+		const sessions = layers.map(() => [] as Record<string, number[]>[]);
+		for (let round = 0; round < runs; round += 1) {
+			const order = round % 2 === 0 ? layers.keys() : [...layers.keys()].reverse();
+			for (const index of order) sessions[index]?.push(timeHandlers(arm, scriptPath, files, layers[index]));
 		}
-		const all = sessions.map((session) => events.reduce((sum, event) => sum + total(session, event), 0));
-		console.log(`  ${"all".padEnd(26)} ${(median(all) / 1000).toFixed(2).padStart(7)} ms`);
+		const [own = [], compared] = sessions;
+		const events = [...new Set(sessions.flat().flatMap((session) => Object.keys(session)))];
+		console.log(
+			`layer's handlers in a session of ${TURNS * 2} valid calls, ${runs} runs (medians)` +
+				(compared === undefined ? "" : `: this checkout against ${other}`),
+		);
+		for (const event of [...events, "all"]) {
+			const total = (session: Record<string, number[]>) =>
+				event === "all"
+					? [...totals(session).values()].reduce((sum, micros) => sum + micros, 0)
+					: (totals(session).get(event) ?? 0);
+			const calls = median(own.map((session) => session[event]?.length ?? 0));
+			const perCall = median(own.flatMap((session) => session[event] ?? []));
+			let line = `  ${event.padEnd(26)} ${ms(median(own.map(total)))}`;
+			if (event !== "all") line += `  ${String(calls).padStart(4)} calls, ${perCall.toFixed(1).padStart(7)} µs each`;
+			if (compared !== undefined) {
+				const differences = own.map((session, index) => total(session) - total(compared[index] ?? {}));
+				line += `  | other ${ms(median(compared.map(total)))}, paired ${median(differences) >= 0 ? "+" : ""}${(median(differences) / 1000).toFixed(2)} ms`;
+			}
+			console.log(line);
+		}
 	} finally {
 		rmSync(work, { recursive: true, force: true });
 	}

@@ -153,15 +153,17 @@ export function runPi(arm: Arm, scriptPath: string, files: Record<string, string
 }
 
 /**
- * Runs pi once with the layer loaded through test/fixtures/timed-layer.ts and
- * returns the times of its handlers: microseconds per call, by event.
+ * Runs pi once with the layer of the built checkout `layer` (this one by
+ * default) loaded through test/fixtures/timed-layer.ts and returns the times
+ * of its handlers: microseconds per call, by event.
  */
 export function timeHandlers(
 	arm: Arm,
 	scriptPath: string,
 	files: Record<string, string> = {},
+	layer = ROOT,
 ): Record<string, number[]> {
-	return JSON.parse(runMetered(arm, scriptPath, files, "handlers")) as Record<string, number[]>;
+	return JSON.parse(runMetered(arm, scriptPath, files, "handlers", layer)) as Record<string, number[]>;
 }
 
 /** Runs pi once under callgrind and returns the instructions the pi process executed. */
@@ -171,7 +173,7 @@ export function countInstructions(arm: Arm, scriptPath: string, files: Record<st
 	return Number(refs[1].replaceAll(",", ""));
 }
 
-function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>, meter: Meter): string {
+function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>, meter: Meter, layer = ROOT): string {
 	const work = mkdtempSync(join(tmpdir(), "pi-repair-bench-"));
 	try {
 		const workspace = join(work, "workspace");
@@ -231,6 +233,7 @@ function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>,
 					PI_TOOL_REPAIR_SETTINGS: join(work, "settings.json"),
 					PI_REPAIR_BENCH_USAGE: usagePath,
 					PI_REPAIR_BENCH_HANDLERS: handlersPath,
+					PI_REPAIR_BENCH_LAYER: layer,
 					NO_COLOR: "1",
 				},
 			},
