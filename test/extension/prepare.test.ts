@@ -48,6 +48,20 @@ function judge(repairer: ToolRepairer, args: Record<string, unknown>, deps: Repa
 	return result?.content[0] as { arguments: unknown; argumentsError?: string } | undefined;
 }
 
+describe("the valid-path test a repairer keeps", () => {
+	it("follows the session's model: a gated row that may change the call turns it off and on again", () => {
+		const { repairer, deps } = setup();
+		// Anchors around a path are a known GLM slip: the row runs only for that family, so only then may it change the call.
+		const anchored = { path: "^/x$" };
+		expect(repairer.passesAsSent(anchored)).toBe(true);
+		deps.model.id = "glm-4.6";
+		expect(repairer.passesAsSent(anchored)).toBe(false);
+		deps.model.id = "claude-opus-4-8";
+		expect(repairer.passesAsSent(anchored)).toBe(true);
+		expect(repairer.passesAsSent({ path: "a.txt" })).toBe(true);
+	});
+});
+
 describe("outcomes of a built-in call judged at message_end", () => {
 	it("leaves a valid call as it is (same block), with no telemetry and no note", () => {
 		const { repairer, outcomes, deps } = setup();
