@@ -7,8 +7,10 @@
  * loaded through test/fixtures/timed-layer.ts, which times the import of
  * the layer's entry, its factory and every handler it registers. For each
  * event it prints the median over the runs of the session's total, how many
- * times the handler ran, and the median of one call. Timers inside the
- * process see only the layer's own work, not what pi spends dispatching to
+ * times the handler ran, the median of one call and, for a handler that ran
+ * more than once, its first call (which pays what a session compiles and
+ * builds once: the first reply compiles the plans of its tools). Timers
+ * inside the process see only the layer's own work, not what pi spends dispatching to
  * an extension, so the figures vary far less from run to run than a CPU
  * comparison of whole sessions: a change to a handler shows here first, and
  * the session bench says whether it shows in what users pay. `RUNS=<n>` sets
@@ -85,7 +87,11 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 			const calls = median(own.map((session) => session[event]?.length ?? 0));
 			const perCall = median(own.flatMap((session) => session[event] ?? []));
 			let line = `  ${event.padEnd(26)} ${ms(median(own.map(total)))}`;
-			if (event !== "all") line += `  ${String(calls).padStart(4)} calls, ${perCall.toFixed(1).padStart(7)} µs each`;
+			// The first call of an event pays what the session compiles and builds once (the first reply, its plans).
+			const first = median(own.map((session) => session[event]?.[0] ?? 0));
+			if (event !== "all" && calls > 1) {
+				line += `  ${String(calls).padStart(4)} calls, ${perCall.toFixed(1).padStart(7)} µs each, the first ${first.toFixed(0)} µs`;
+			}
 			if (compared !== undefined) {
 				const differences = own.map((session, index) => total(session) - total(compared[index] ?? {}));
 				line += `  | other ${ms(median(compared.map(total)))}, paired ${median(differences) >= 0 ? "+" : ""}${(median(differences) / 1000).toFixed(2)} ms`;
