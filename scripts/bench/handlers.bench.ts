@@ -22,31 +22,18 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, timeHandlers } from "./pi-cli-runs.ts";
+import { countFromEnv, median, ROOT, timeHandlers, VALID_CALL_SESSION, VALID_CALL_TURNS } from "./pi-cli-runs.ts";
 
-const TURNS = 150;
-const script = [
-	...Array.from({ length: TURNS }, (_, turn) => ({
-		toolCalls: [
-			{ id: `r${turn}`, name: "read", arguments: { path: "notes.txt" } },
-			{ id: `b${turn}`, name: "bash", arguments: { command: "true" } },
-		],
-	})),
-	{ text: "done" },
-];
-
-/** The median of `values` (the mean of the middle two for an even count). */
-function median(values: readonly number[]): number {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = sorted.length >> 1;
-	return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
-/** Each event's total in one session, in microseconds. */
+/** Each event's total in one session, in microseconds, and their sum under `all`. */
 function totals(session: Record<string, number[]>): Map<string, number> {
-	return new Map(
+	const byEvent = new Map(
 		Object.entries(session).map(([event, times]) => [event, times.reduce((sum, micros) => sum + micros, 0)]),
 	);
+	byEvent.set(
+		"all",
+		[...byEvent.values()].reduce((sum, micros) => sum + micros, 0),
+	);
+	return byEvent;
 }
 
 const ms = (micros: number) => `${(micros / 1000).toFixed(2).padStart(7)} ms`;
@@ -57,14 +44,13 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 } else if (other !== undefined && !existsSync(join(other, "dist", "bundle", "layer.cjs"))) {
 	console.log(`COMPARE=${other} holds no built layer: run \`npm run build\` there first`);
 } else {
-	const wanted = Number(process.env.RUNS);
-	const runs = Number.isInteger(wanted) && wanted > 0 ? wanted : 5;
+	const runs = countFromEnv("RUNS", 5);
 	const work = mkdtempSync(join(tmpdir(), "pi-repair-handlers-"));
 	try {
 		const scriptPath = join(work, "script.json");
-		writeFileSync(scriptPath, JSON.stringify(script));
+		writeFileSync(scriptPath, JSON.stringify(VALID_CALL_SESSION.script));
 		const arm = { args: ["-e", join(ROOT, "test/fixtures/timed-layer.ts")], noExtensions: true };
-		const files = { "notes.txt": "one line of notes\n" };
+		const files = VALID_CALL_SESSION.files;
 		const layers = other === undefined ? [ROOT] : [ROOT, other];
 		for (const layer of layers) timeHandlers(arm, scriptPath, files, layer);
 		// With two builds, their runs alternate (the order flips every round), so both see the same load.
@@ -74,27 +60,28 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 			for (const index of order) sessions[index]?.push(timeHandlers(arm, scriptPath, files, layers[index]));
 		}
 		const [own = [], compared] = sessions;
+		const ownTotals = own.map(totals);
+		const comparedTotals = compared?.map(totals);
 		const events = [...new Set(sessions.flat().flatMap((session) => Object.keys(session)))];
 		console.log(
-			`layer's handlers in a session of ${TURNS * 2} valid calls, ${runs} runs (medians)` +
+			`layer's handlers in a session of ${VALID_CALL_TURNS * 2} valid calls, ${runs} runs (medians)` +
 				(compared === undefined ? "" : `: this checkout against ${other}`),
 		);
 		for (const event of [...events, "all"]) {
-			const total = (session: Record<string, number[]>) =>
-				event === "all"
-					? [...totals(session).values()].reduce((sum, micros) => sum + micros, 0)
-					: (totals(session).get(event) ?? 0);
+			const total = (byEvent: Map<string, number>) => byEvent.get(event) ?? 0;
+			let line = `  ${event.padEnd(26)} ${ms(median(ownTotals.map(total)))}`;
 			const calls = median(own.map((session) => session[event]?.length ?? 0));
-			const perCall = median(own.flatMap((session) => session[event] ?? []));
-			let line = `  ${event.padEnd(26)} ${ms(median(own.map(total)))}`;
-			// The first call of an event pays what the session compiles and builds once (the first reply, its plans).
-			const first = median(own.map((session) => session[event]?.[0] ?? 0));
-			if (event !== "all" && calls > 1) {
+			if (calls > 1) {
+				const perCall = median(own.flatMap((session) => session[event] ?? []));
+				// The first call of an event pays what the session compiles and builds once (the first reply, its plans).
+				const first = median(own.map((session) => session[event]?.[0] ?? 0));
 				line += `  ${String(calls).padStart(4)} calls, ${perCall.toFixed(1).padStart(7)} µs each, the first ${first.toFixed(0)} µs`;
 			}
-			if (compared !== undefined) {
-				const differences = own.map((session, index) => total(session) - total(compared[index] ?? {}));
-				line += `  | other ${ms(median(compared.map(total)))}, paired ${median(differences) >= 0 ? "+" : ""}${(median(differences) / 1000).toFixed(2)} ms`;
+			if (comparedTotals !== undefined) {
+				const differences = ownTotals.map(
+					(byEvent, index) => total(byEvent) - total(comparedTotals[index] ?? new Map()),
+				);
+				line += `  | other ${ms(median(comparedTotals.map(total)))}, paired ${median(differences) >= 0 ? "+" : ""}${(median(differences) / 1000).toFixed(2)} ms`;
 			}
 			console.log(line);
 		}

@@ -83,6 +83,24 @@ export interface PairedOptions {
 	warmUp?: unknown;
 }
 
+/** Turns of the session of valid calls the session and handler benchmarks play. */
+export const VALID_CALL_TURNS = 150;
+
+/** That session: each turn one `read` of a small file and one `bash` of `true` (no repairs), then a closing text. */
+export const VALID_CALL_SESSION = {
+	script: [
+		...Array.from({ length: VALID_CALL_TURNS }, (_, turn) => ({
+			toolCalls: [
+				{ id: `r${turn}`, name: "read", arguments: { path: "notes.txt" } },
+				{ id: `b${turn}`, name: "bash", arguments: { command: "true" } },
+			],
+		})),
+		{ text: "done" },
+	],
+	/** The workspace's files: the one `read` reads. */
+	files: { "notes.txt": "one line of notes\n" } as Record<string, string>,
+};
+
 /** V8 on one thread with fixed seeds, so identical sessions execute the same instructions. */
 const DETERMINISTIC_V8 = ["--single-threaded", "--hash-seed=1", "--random-seed=1"];
 
@@ -274,7 +292,7 @@ function medianInterval(values: readonly number[], resamples = 2000): [number, n
 	return [medians[Math.floor(resamples * 0.025)] ?? Number.NaN, medians[Math.floor(resamples * 0.975)] ?? Number.NaN];
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	const middle = Math.floor(sorted.length / 2);
 	return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
@@ -470,6 +488,11 @@ function spreadM(counts: readonly number[]): string {
 
 /** How many pairs to run: `PAIRS=<n>` in the environment, else `fallback`. */
 export function pairCount(fallback: number): number {
-	const wanted = Number(process.env.PAIRS);
+	return countFromEnv("PAIRS", fallback);
+}
+
+/** A positive whole number from the environment variable `name`, else `fallback`. */
+export function countFromEnv(name: string, fallback: number): number {
+	const wanted = Number(process.env[name]);
 	return Number.isInteger(wanted) && wanted > 0 ? wanted : fallback;
 }

@@ -26,18 +26,17 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Arm, controlPackage, installedAgent, pairCount, pairedRuns, piInstall, ROOT } from "./pi-cli-runs.ts";
-
-const TURNS = 150;
-const script = [
-	...Array.from({ length: TURNS }, (_, turn) => ({
-		toolCalls: [
-			{ id: `r${turn}`, name: "read", arguments: { path: "notes.txt" } },
-			{ id: `b${turn}`, name: "bash", arguments: { command: "true" } },
-		],
-	})),
-	{ text: "done" },
-];
+import {
+	type Arm,
+	controlPackage,
+	installedAgent,
+	pairCount,
+	pairedRuns,
+	piInstall,
+	ROOT,
+	VALID_CALL_SESSION,
+	VALID_CALL_TURNS,
+} from "./pi-cli-runs.ts";
 
 if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 	console.log("no build: run `npm run build` first (the session bench measures the built layer)");
@@ -48,14 +47,14 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 	const session = (label: string, without: Arm, withArm: Arm) =>
 		pairedRuns({
 			label,
-			script,
-			files: { "notes.txt": "one line of notes\n" },
+			script: VALID_CALL_SESSION.script,
+			files: VALID_CALL_SESSION.files,
 			without,
 			with: withArm,
 			pairs: pairCount(5),
 		});
 	const installedOnly = process.env.INSTALLED === "only";
-	if (!installedOnly) session(`session of ${TURNS * 2} valid calls`, alone, layer);
+	if (!installedOnly) session(`session of ${VALID_CALL_TURNS * 2} valid calls`, alone, layer);
 	if (process.env.CONTROL === "1" && !installedOnly) {
 		session("idle extension vs pi alone", alone, idle);
 		session("layer vs idle extension", idle, layer);
