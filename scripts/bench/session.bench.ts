@@ -16,7 +16,11 @@
  * always listens and does nothing (test/fixtures/idle-extension.ts), and
  * prints two more comparisons of the same length: that extension against pi
  * alone (what pi spends on any such extension) and the layer against it
- * (what the layer's own code adds). `INSTALLED=1` adds the same session in
+ * (what the layer's own code adds). It also adds an arm that reads, at each
+ * reply, what the layer must read before it judges anything: pi's two tool
+ * lists, each called tool found in them (test/fixtures/ownership-read-extension.ts);
+ * two comparisons follow: it against the idle extension (what that read costs)
+ * and the layer against it. `INSTALLED=1` adds the same session in
  * the installed route: the packed tarball installed with `pi install` into
  * an agent folder, against an empty one; `INSTALLED=only` runs that alone.
  * With both, the idle extension is also installed as a package, and two more
@@ -44,6 +48,10 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 	const alone: Arm = { args: [], noExtensions: true };
 	const layer: Arm = { args: ["-e", ROOT], noExtensions: true };
 	const idle: Arm = { args: ["-e", join(ROOT, "test/fixtures/idle-extension.ts")], noExtensions: true };
+	const ownershipRead: Arm = {
+		args: ["-e", join(ROOT, "test/fixtures/ownership-read-extension.ts")],
+		noExtensions: true,
+	};
 	const session = (label: string, without: Arm, withArm: Arm) =>
 		pairedRuns({
 			label,
@@ -58,6 +66,8 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 	if (process.env.CONTROL === "1" && !installedOnly) {
 		session("idle extension vs pi alone", alone, idle);
 		session("layer vs idle extension", idle, layer);
+		session("ownership read vs idle", idle, ownershipRead);
+		session("layer vs ownership read", ownershipRead, layer);
 	}
 	if (process.env.INSTALLED === "1" || installedOnly) {
 		const work = mkdtempSync(join(tmpdir(), "pi-repair-session-"));
