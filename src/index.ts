@@ -72,7 +72,7 @@ import { logLeakText } from "./extension/host/diagnostics.ts";
 import { OnDemandHandler } from "./extension/host/on-demand-handler.ts";
 import type { RepairSettings, SettingsHost, TelemetryRecorder } from "./extension/host/types.ts";
 import { SilentStopGuard } from "./extension/leaks/continuation.ts";
-import { EchoSources } from "./extension/leaks/echo-sources.ts";
+import { echoTexts } from "./extension/leaks/echo-sources.ts";
 import { createGrammarLeakHandler } from "./extension/leaks/grammar-leaks.ts";
 import { savedMessages, UnsafeNames, withProviderSafeToolNames } from "./extension/leaks/history-names.ts";
 import { loadLeakModels } from "./extension/leaks/leak-models.ts";
@@ -218,10 +218,12 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	/** Whether the session holds a tool name a strict provider rejects (then every request is rewritten). */
 	let unsafeNamesSaved = false;
 	let messageModel: () => ExtensionContext["model"] = () => undefined;
+	/** The session's messages as the current message ends; read only when a reply may hold a leak. */
+	let messageHistory: () => readonly unknown[] = () => [];
 	// The user's message and this run's tool results: a leak repeating them is an echo, never a call.
-	const echoes = new EchoSources();
+	const echoSources = () => echoTexts(messageHistory());
 	const grammarLeaks = createGrammarLeakHandler({
-		echoSources: () => echoes.texts(),
+		echoSources,
 		settings: () => settings,
 		modelId: () => model.id,
 		activeTools: () => survey.activeTools(),
@@ -244,7 +246,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		modelId: () => model.id,
 		activeTools: () => survey.activeTools(),
 		leakModels: () => leakModels?.patterns ?? [],
-		echoSources: () => echoes.texts(),
+		echoSources,
 		onContinue: (stop) =>
 			contained("continuation:telemetry", () =>
 				deps.telemetry.continued?.({
@@ -376,10 +378,11 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		() => unsafeNamesSaved,
 	);
 	/**
-	 * Names reach the session only through messages pi finishes (each passes
-	 * message_end) or with the session itself (read at session_start): pi
-	 * filters the whole history around every context handler, so the layer
-	 * listens only once the session holds a name to rewrite.
+	 * Names reach the session only through replies pi finishes (each passes
+	 * message_end; a tool result carries the name of the call it answers) or
+	 * with the session itself (read at session_start): pi filters the whole
+	 * history around every context handler, so the layer listens only once
+	 * the session holds a name to rewrite.
 	 */
 	const unsafeNames = new UnsafeNames();
 	const noteSavedNames = (message: unknown) => {
@@ -396,7 +399,6 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			deps.failures.clear();
 			foreignOwners.clear();
 			silentStops.reset();
-			echoes.clear();
 			resultNotes.settle();
 			refusalCheck.settle();
 			turnStarts.settle();
@@ -408,20 +410,15 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
 			const message = event.message;
-			if (message.role !== "assistant") {
-				// Most messages (every tool result that is not an error) have no row: they only feed the echo texts and
-				// the saved names. This handler is their boundary; the names go first, as they protect later requests.
-				if (!anyStageFor(stages, message)) {
-					noteSavedNames(message);
-					echoes.note(message);
-					return undefined;
-				}
-				contained("message-end:echo-sources", () => echoes.note(message));
-			}
+			// Most messages (every tool result that is not an error) have no row, and nothing else to do: a tool
+			// result's name is its call's, noted with the reply that made the call, and the echo texts are read
+			// from the session when a reply needs them.
+			if (message.role !== "assistant" && !anyStageFor(stages, message)) return undefined;
 			survey.refresh();
 			cwd = ctx.cwd;
 			// Reading ctx.model makes pi look the model up, so only a message with malformed text pays for it.
 			messageModel = () => ctx.model;
+			messageHistory = () => savedMessages(ctx.sessionManager.getBranch());
 			leaksNoted = false;
 			const final = runMessageEndStages(stages, message, contained, settledNow);
 			contained("message-end:history-names", () => noteSavedNames(final ?? message));
