@@ -65,6 +65,8 @@ export interface Arm {
 	agentDir?: string;
 	/** Pass `-ne` (no discovered extensions or packages). */
 	noExtensions: boolean;
+	/** Variables set for this arm's pi processes alone (a control arm's parameters). */
+	env?: Readonly<Record<string, string>>;
 }
 
 export interface PairedOptions {
@@ -253,6 +255,7 @@ function runMetered(arm: Arm, scriptPath: string, files: Record<string, string>,
 					PI_REPAIR_BENCH_HANDLERS: handlersPath,
 					PI_REPAIR_BENCH_LAYER: layer,
 					NO_COLOR: "1",
+					...arm.env,
 				},
 			},
 		);

@@ -20,7 +20,10 @@
  * reply, what the layer must read before it judges anything: pi's two tool
  * lists, each called tool found in them (test/fixtures/ownership-read-extension.ts);
  * two comparisons follow: it against the idle extension (what that read costs)
- * and the layer against it. `INSTALLED=1` adds the same session in
+ * and the layer against it. `RESIDENT=<MiB>` adds the idle extension holding
+ * that much memory resident against the idle one alone
+ * (test/fixtures/resident-memory-extension.ts): what memory costs pi by being
+ * resident, since pi forks for every `bash` call. `INSTALLED=1` adds the same session in
  * the installed route: the packed tarball installed with `pi install` into
  * an agent folder, against an empty one; `INSTALLED=only` runs that alone.
  * With both, the idle extension is also installed as a package, and two more
@@ -63,6 +66,16 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 		});
 	const installedOnly = process.env.INSTALLED === "only";
 	if (!installedOnly) session(`session of ${VALID_CALL_TURNS * 2} valid calls`, alone, layer);
+	const resident = Number(process.env.RESIDENT);
+	if (Number.isFinite(resident) && resident > 0 && !installedOnly) {
+		// What memory held resident costs by itself: pi forks for every bash call, copying the page table of all of it.
+		const residentArm: Arm = {
+			args: ["-e", join(ROOT, "test/fixtures/resident-memory-extension.ts")],
+			noExtensions: true,
+			env: { PI_REPAIR_BENCH_MIB: String(resident) },
+		};
+		session(`idle extension + ${resident} MiB resident vs idle`, idle, residentArm);
+	}
 	if (process.env.CONTROL === "1" && !installedOnly) {
 		session("idle extension vs pi alone", alone, idle);
 		session("layer vs idle extension", idle, layer);
