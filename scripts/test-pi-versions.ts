@@ -38,7 +38,8 @@ const PI_PACKAGES = [
 /**
  * The tests that exercise the layer inside pi: the extension's hooks in pi's
  * agent loop, composition with other extensions, continuations (silent
- * stops), the grammar dialects, one pi per route, and the real CLI end to end
+ * stops), the grammar dialects, who said a leaked call (echoes of what the
+ * session saved included), one pi per route, and the real CLI end to end
  * (tmux screens and the package smoke test stay with the main run, which
  * keeps the matrix inside CI's time).
  */
@@ -54,6 +55,7 @@ export const MATRIX_TESTS = [
 	"test/e2e/grammar-leak.e2e.test.ts",
 	"test/e2e/lifecycle.test.ts",
 	"test/e2e/one-pi.test.ts",
+	"test/e2e/provenance.e2e.test.ts",
 	"test/e2e/quoted-leak.e2e.test.ts",
 	"test/e2e/real-loop.test.ts",
 	"test/drift/arguments-error.test.ts",
