@@ -218,10 +218,10 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	/** Whether the session holds a tool name a strict provider rejects (then every request is rewritten). */
 	let unsafeNamesSaved = false;
 	let messageModel: () => ExtensionContext["model"] = () => undefined;
-	/** The session's messages as the current message ends; read only when a reply may hold a leak. */
-	let messageHistory: () => readonly unknown[] = () => [];
-	// The user's message and this run's tool results: a leak repeating them is an echo, never a call.
-	const echoSources = () => echoTexts(messageHistory());
+	// The user's message and this run's tool results: a leak repeating them is an echo, never a call. Read from
+	// the session only when a reply may hold a leak, and once per message however many stages ask.
+	let messageEchoes: () => readonly string[] = () => [];
+	const echoSources = () => messageEchoes();
 	const grammarLeaks = createGrammarLeakHandler({
 		echoSources,
 		settings: () => settings,
@@ -418,7 +418,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			cwd = ctx.cwd;
 			// Reading ctx.model makes pi look the model up, so only a message with malformed text pays for it.
 			messageModel = () => ctx.model;
-			messageHistory = () => savedMessages(ctx.sessionManager.getBranch());
+			let echoes: readonly string[] | undefined;
+			messageEchoes = () => (echoes ??= echoTexts(savedMessages(ctx.sessionManager.getBranch())));
 			leaksNoted = false;
 			const final = runMessageEndStages(stages, message, contained, settledNow);
 			contained("message-end:history-names", () => noteSavedNames(final ?? message));
