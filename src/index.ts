@@ -80,7 +80,13 @@ import { BuiltinRepairers } from "./extension/repair/builtin-repairers.ts";
 import { CodemodeOwnership, codemodeLine, decideNestedCall } from "./extension/repair/codemode-repair.ts";
 import { RepeatFailureTracker } from "./extension/repair/escalation.ts";
 import { RepairFeedbackHub } from "./extension/repair/feedback.ts";
-import { anyStageFor, layerStages, type PassMessage, runMessageEndStages } from "./extension/repair/message-end.ts";
+import {
+	anyStageFor,
+	layerStages,
+	noStageWhenSettled,
+	type PassMessage,
+	runMessageEndStages,
+} from "./extension/repair/message-end.ts";
 import {
 	CallTargets,
 	JudgedArgs,
@@ -273,6 +279,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		grammarLeaks: (message) => grammarLeaks(message)?.message,
 		judgeCalls: (message) =>
 			judgeToolCalls(message, targets.forMessage(), { feedback, refusals, judged, contained, model: messageModel }),
+		mayStopSilently: (message) => silentStops.hasWorkFor(message),
 		noteSilentStop: (original, final) => silentStops.noteAssistantMessage(original, final),
 	});
 	const settingsHost: SettingsHost = {
@@ -405,7 +412,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 		});
 	});
 
-	/** Whether a message is settled, judged against pi's tool lists as they are now (one function for the session). */
+	/** Whether a message is settled, judged against pi's tool lists as they are now. */
 	const settledNow = (message: PassMessage) => settledMessage(message, targets.forMessage(), mayHoldLeak);
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
@@ -416,12 +423,20 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			if (message.role !== "assistant" && !anyStageFor(stages, message)) return undefined;
 			survey.refresh();
 			cwd = ctx.cwd;
+			// Asked once per reply, here: a throw counts as "not settled", and every stage runs.
+			const settled =
+				message.role === "assistant" && contained("message-end:settled", () => settledNow(message)) === true;
+			// A settled reply no stage is for (most replies) stays as pi finished it: only its tool names are noted.
+			if (settled && contained("message-end:settled-stages", () => noStageWhenSettled(stages, message)) === true) {
+				noteSavedNames(message);
+				return undefined;
+			}
 			// Reading ctx.model makes pi look the model up, so only a message with malformed text pays for it.
 			messageModel = () => ctx.model;
 			let echoes: readonly string[] | undefined;
 			messageEchoes = () => (echoes ??= echoTexts(savedMessages(ctx.sessionManager.getBranch())));
 			leaksNoted = false;
-			const final = runMessageEndStages(stages, message, contained, settledNow);
+			const final = runMessageEndStages(stages, message, contained, () => settled);
 			contained("message-end:history-names", () => noteSavedNames(final ?? message));
 			if (silentStops.wantsTurnEnd()) contained("message-end:continuation", () => continuation.want());
 			if (message.role === "assistant" && (final !== undefined || leaksNoted)) showTally(ctx);

@@ -2,6 +2,7 @@
  * The no-silent-stops guard on its own: which messages it continues, the
  * note it writes, at most once in a row and the per-session cap.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defaultRepairSettings } from "../../src/extension/files/settings.ts";
 import type { RepairSettings } from "../../src/extension/host/types.ts";
@@ -186,6 +187,53 @@ describe("SilentStopGuard", () => {
 		const result = g.onTurnEnd({ ...ended(), entries: [earlier] } as never);
 		expect(result?.entries?.[0]).toBe(earlier);
 		expect(result?.entries).toHaveLength(2);
+	});
+});
+
+describe("which replies the guard has work for", () => {
+	const call = { type: "toolCall", id: "c1", name: "read", arguments: { path: "a.md" } };
+	const seed = process.env.PI_REPAIR_FUZZ_SEED ? Number(process.env.PI_REPAIR_FUZZ_SEED) : 0x51e475;
+
+	it("has none for a reply that calls a tool, unless a silent stop is still remembered", () => {
+		const g = guard({}, "claude-fable-5-1");
+		expect(g.hasWorkFor(assistant("toolUse", [call]))).toBe(false);
+		expect(g.hasWorkFor(assistant("stop", [text("Reading it."), call]))).toBe(false);
+		expect(g.hasWorkFor(assistant("toolUse", []))).toBe(true);
+		expect(g.hasWorkFor(assistant("stop", [text("Done.")]))).toBe(true);
+		expect(g.hasWorkFor({ role: "user", content: [call] })).toBe(true);
+		// A phantom stop noted and not yet ended: the next reply, with a call, must still make the guard forget it.
+		const phantom = assistant("toolUse", []);
+		g.noteAssistantMessage(phantom, phantom);
+		expect(g.wantsTurnEnd()).toBe(true);
+		const next = assistant("toolUse", [call]);
+		expect(g.hasWorkFor(next)).toBe(true);
+		g.noteAssistantMessage(next, next);
+		expect(g.wantsTurnEnd()).toBe(false);
+		expect(g.hasWorkFor(next)).toBe(false);
+	});
+
+	it("never has none for a reply that noting would change (seeded)", () => {
+		const part = fc.oneof(
+			fc.constant(call),
+			fc.constantFrom("Done.", `Reading.\n${glmRead}\n`, "").map(text),
+			fc.constant({ type: "thinking", thinking: `I will call read.\n${glmRead}` }),
+		);
+		const reply = fc.record({
+			role: fc.constantFrom("assistant", "user"),
+			stopReason: fc.constantFrom("toolUse", "stop", "length", "error"),
+			content: fc.array(part, { maxLength: 3 }),
+		});
+		fc.assert(
+			fc.property(fc.boolean(), reply, (remembered, message) => {
+				const g = guard({ grammarRecovery: "strip" });
+				if (remembered) g.noteAssistantMessage(assistant("toolUse", []), assistant("toolUse", []));
+				if (g.hasWorkFor(message)) return;
+				// No work: noting the reply leaves the guard with nothing remembered, exactly as it was.
+				g.noteAssistantMessage(message, message);
+				expect(g.wantsTurnEnd()).toBe(false);
+			}),
+			{ seed, numRuns: 500 },
+		);
 	});
 });
 

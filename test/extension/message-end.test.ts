@@ -11,13 +11,17 @@ import {
 	type LayerStageDeps,
 	layerStages,
 	type MessageEndStage,
+	noStageWhenSettled,
 	type PassMessage,
 	runMessageEndStages,
 } from "../../src/extension/repair/message-end.ts";
 import { recordingContained } from "../support/contained-recorder.ts";
 
-/** Stage deps that record which stage ran, on which message, and mark the message they return. */
-function recordingDeps(repairToolNames: boolean) {
+/**
+ * Stage deps that record which stage ran, on which message, and mark the
+ * message they return; `mayStopSilently` answers for the silent-stop check.
+ */
+function recordingDeps(repairToolNames: boolean, mayStopSilently: (message: PassMessage) => boolean = () => true) {
 	const ran: string[] = [];
 	const mark = (label: string) => (message: PassMessage) => {
 		ran.push(label);
@@ -30,6 +34,7 @@ function recordingDeps(repairToolNames: boolean) {
 		renameTools: mark("tool-names"),
 		grammarLeaks: mark("grammar"),
 		judgeCalls: mark("tool-calls"),
+		mayStopSilently,
 		noteSilentStop: (original, final) => {
 			ran.push("silent-stops");
 			silent = { original, final };
@@ -74,15 +79,18 @@ describe("the layer's message_end stages", () => {
 	});
 
 	it("skip names, grammar leaks and calls for a settled message; the silent-stop check still runs", () => {
-		expect(layerStages(recordingDeps(true).deps).map((stage) => [stage.label, stage.idleWhenSettled === true])).toEqual(
-			[
-				["tool-result-tools", false],
-				["tool-names", true],
-				["grammar", true],
-				["tool-calls", true],
-				["silent-stops", false],
-			],
-		);
+		expect(
+			layerStages(recordingDeps(true).deps).map((stage) => [
+				stage.label,
+				typeof stage.idleWhenSettled === "function" ? "when it has nothing to do" : stage.idleWhenSettled === true,
+			]),
+		).toEqual([
+			["tool-result-tools", false],
+			["tool-names", true],
+			["grammar", true],
+			["tool-calls", true],
+			["silent-stops", "when it has nothing to do"],
+		]);
 		const { deps, ran, silent } = recordingDeps(true);
 		const message = { role: "assistant", content: [] };
 		let asked = 0;
@@ -95,6 +103,54 @@ describe("the layer's message_end stages", () => {
 		expect(asked).toBe(1);
 		expect(ran).toEqual(["silent-stops"]);
 		expect(silent()).toEqual({ original: message, final: message });
+	});
+
+	it("skip the silent-stop check too for a settled reply it has nothing to do for, and ask it about the message", () => {
+		const asked: PassMessage[] = [];
+		const { deps, ran } = recordingDeps(true, (message) => {
+			asked.push(message);
+			return false;
+		});
+		const message = { role: "assistant", content: [] };
+		expect(runMessageEndStages(layerStages(deps), message, recordingContained([]), () => true)).toBeUndefined();
+		expect(ran).toEqual([]);
+		expect(asked).toEqual([message]);
+		// Not settled: every stage runs, and the check is asked nothing before it runs.
+		asked.length = 0;
+		runMessageEndStages(layerStages(deps), message, recordingContained([]), () => false);
+		expect(ran).toEqual(["tool-names", "grammar", "tool-calls", "silent-stops"]);
+		expect(asked).toEqual([]);
+	});
+
+	it("run the silent-stop check for a settled reply when asking whether it has work throws (reported)", () => {
+		const reported: ContainedErrorEvent[] = [];
+		const { deps, ran } = recordingDeps(true, () => {
+			throw new RangeError("no");
+		});
+		runMessageEndStages(
+			layerStages(deps),
+			{ role: "assistant", content: [] },
+			recordingContained(reported),
+			() => true,
+		);
+		expect(ran).toEqual(["silent-stops"]);
+		expect(reported).toEqual([{ label: "message-end:silent-stops", error: "RangeError" }]);
+	});
+
+	it("say when a settled message runs no stage at all, so the handler skips the pass", () => {
+		const quiet = recordingDeps(true, () => false);
+		const busy = recordingDeps(true, () => true);
+		const reply = { role: "assistant", content: [] };
+		expect(noStageWhenSettled(layerStages(quiet.deps), reply)).toBe(true);
+		expect(noStageWhenSettled(layerStages(busy.deps), reply)).toBe(false);
+		// A stage that is not idle for a settled message keeps the pass, whatever the others say.
+		const extra: MessageEndStage = { label: "extra", role: "assistant", enabled: () => true, run: () => undefined };
+		expect(noStageWhenSettled([...layerStages(quiet.deps), extra], reply)).toBe(false);
+		expect(noStageWhenSettled([...layerStages(quiet.deps), { ...extra, enabled: () => false }], reply)).toBe(true);
+		// Other roles: only their own stages count (an error result has the tool-list stage).
+		expect(noStageWhenSettled(layerStages(quiet.deps), { role: "toolResult", isError: true, content: [] })).toBe(false);
+		expect(noStageWhenSettled(layerStages(quiet.deps), { role: "toolResult", content: [] })).toBe(true);
+		expect(quiet.ran).toEqual([]);
 	});
 
 	it("run every stage when the message is not settled, or when asking throws (reported)", () => {

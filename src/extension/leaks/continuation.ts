@@ -107,6 +107,15 @@ export class SilentStopGuard {
 		}
 	}
 
+	/**
+	 * Whether {@link noteAssistantMessage} has anything to do for `final`: a
+	 * reply with a call is never a silent stop, so for one it only forgets a
+	 * stop still remembered.
+	 */
+	hasWorkFor(final: unknown): boolean {
+		return this.pending !== undefined || !isAssistant(final) || !hasToolCall(final);
+	}
+
 	/** True while a continuation is remembered: `turn_start` must then move it along (never two in a row). */
 	get spansTurns(): boolean {
 		return this.continuedThisTurn || this.continuedLastTurn;

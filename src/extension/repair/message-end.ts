@@ -34,8 +34,13 @@ export interface MessageEndStage {
 	enabled(message: PassMessage): boolean;
 	/** The changed message, or `undefined` when the stage changed nothing. */
 	run(message: PassMessage, pass: PassContext): PassMessage | undefined;
-	/** True for a stage that leaves a settled message as it is, so it is skipped for one. */
-	idleWhenSettled?: boolean;
+	/**
+	 * True for a stage that leaves a settled message as it is, so it is
+	 * skipped for one; a test of the message for a stage that leaves some
+	 * settled messages as they are. A test may read the message, so it is
+	 * asked inside the boundary, and one that throws counts as "not idle".
+	 */
+	idleWhenSettled?: true | ((message: PassMessage) => boolean);
 }
 
 /**
@@ -46,6 +51,30 @@ export interface MessageEndStage {
 export function anyStageFor(stages: readonly MessageEndStage[], message: PassMessage): boolean {
 	for (const stage of stages) if (runsFor(stage, message)) return true;
 	return false;
+}
+
+/**
+ * True when a settled `message` runs no stage: each stage of its role is
+ * idle for it or not enabled. Most replies are such a message (every call
+ * valid as sent, nothing that may be a leak, and a call, so no silent stop),
+ * and the handler then skips the pass. Asks the stages' idle tests, which
+ * may read the message: call it inside the boundary.
+ */
+export function noStageWhenSettled(stages: readonly MessageEndStage[], message: PassMessage): boolean {
+	for (const stage of stages) {
+		if (stage.role !== message.role) continue;
+		const idle = stage.idleWhenSettled;
+		if (idle === true || idle?.(message) === true) continue;
+		if (stage.enabled(message)) return false;
+	}
+	return true;
+}
+
+/** Whether `stage` leaves the settled `message` as it is; a test that throws is reported and counts as "no". */
+function idleForSettled(stage: MessageEndStage, message: PassMessage, contained: Contained): boolean {
+	const idle = stage.idleWhenSettled;
+	if (idle === undefined || idle === true) return idle === true;
+	return contained(`message-end:${stage.label}`, () => idle(message)) === true;
 }
 
 function runsFor(stage: MessageEndStage, message: PassMessage): boolean {
@@ -73,9 +102,9 @@ export function runMessageEndStages(
 		// Whether a row runs reads only the role and the live settings; the boundary is for its work, on every message pi finishes.
 		if (stage.role !== current.role) continue;
 		// A settled message skips an idle row before the row is asked anything.
-		if (stage.idleWhenSettled === true && settled !== undefined) {
+		if (stage.idleWhenSettled !== undefined && settled !== undefined) {
 			skipIdle ??= contained("message-end:settled", () => settled(current)) === true;
-			if (skipIdle) continue;
+			if (skipIdle && idleForSettled(stage, current, contained)) continue;
 		}
 		if (!stage.enabled(current)) continue;
 		pass ??= { original: message };
@@ -98,6 +127,8 @@ export interface LayerStageDeps {
 	grammarLeaks(message: PassMessage): PassMessage | undefined;
 	/** Every call judged once: malformed text rescued, arguments repaired or refused, notes bound by ID. */
 	judgeCalls(message: PassMessage): PassMessage | undefined;
+	/** Whether {@link noteSilentStop} has anything to do for the message: a reply with a call is no silent stop. */
+	mayStopSilently(message: PassMessage): boolean;
 	/** A reply that ran nothing although the model meant to act, noted for `turn_end`. */
 	noteSilentStop(original: PassMessage, final: PassMessage): void;
 }
@@ -110,7 +141,8 @@ const always = () => true;
  * call is judged like any other; the silent-stop check last, on the final
  * message. Names, leaks and calls are idle for a settled message (every call
  * valid as sent to an active tool, no markup in its text: `settledMessage`),
- * which is most replies; the silent-stop check runs for every reply.
+ * which is most replies; the silent-stop check runs for every reply but a
+ * settled one that calls a tool.
  */
 export function layerStages(deps: LayerStageDeps): MessageEndStage[] {
 	return [
@@ -150,6 +182,8 @@ export function layerStages(deps: LayerStageDeps): MessageEndStage[] {
 				deps.noteSilentStop(pass.original, message);
 				return undefined;
 			},
+			// A settled reply is its own final message, and one that calls a tool is no silent stop.
+			idleWhenSettled: (message) => !deps.mayStopSilently(message),
 		},
 	];
 }
