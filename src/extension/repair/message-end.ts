@@ -73,8 +73,7 @@ export function noStageWhenSettled(stages: readonly MessageEndStage[], message: 
 /** Whether `stage` leaves the settled `message` as it is; a test that throws is reported and counts as "no". */
 function idleForSettled(stage: MessageEndStage, message: PassMessage, contained: Contained): boolean {
 	const idle = stage.idleWhenSettled;
-	if (idle === undefined || idle === true) return idle === true;
-	return contained(`message-end:${stage.label}`, () => idle(message)) === true;
+	return idle === true || (idle !== undefined && contained(`message-end:${stage.label}`, () => idle(message)) === true);
 }
 
 function runsFor(stage: MessageEndStage, message: PassMessage): boolean {
