@@ -62,18 +62,16 @@ export function anyStageFor(stages: readonly MessageEndStage[], message: PassMes
  */
 export function noStageWhenSettled(stages: readonly MessageEndStage[], message: PassMessage): boolean {
 	for (const stage of stages) {
-		if (stage.role !== message.role) continue;
-		const idle = stage.idleWhenSettled;
-		if (idle === true || idle?.(message) === true) continue;
+		if (stage.role !== message.role || idleForSettled(stage, message)) continue;
 		if (stage.enabled(message)) return false;
 	}
 	return true;
 }
 
-/** Whether `stage` leaves the settled `message` as it is; a test that throws is reported and counts as "no". */
-function idleForSettled(stage: MessageEndStage, message: PassMessage, contained: Contained): boolean {
+/** Whether `stage` leaves the settled `message` as it is (its idle test may read the message, and throw). */
+function idleForSettled(stage: MessageEndStage, message: PassMessage): boolean {
 	const idle = stage.idleWhenSettled;
-	return idle === true || (idle !== undefined && contained(`message-end:${stage.label}`, () => idle(message)) === true);
+	return idle === true || idle?.(message) === true;
 }
 
 function runsFor(stage: MessageEndStage, message: PassMessage): boolean {
@@ -103,7 +101,8 @@ export function runMessageEndStages(
 		// A settled message skips an idle row before the row is asked anything.
 		if (stage.idleWhenSettled !== undefined && settled !== undefined) {
 			skipIdle ??= contained("message-end:settled", () => settled(current)) === true;
-			if (skipIdle && idleForSettled(stage, current, contained)) continue;
+			// An idle test that throws is reported and counts as "not idle".
+			if (skipIdle && contained(`message-end:${stage.label}`, () => idleForSettled(stage, current)) === true) continue;
 		}
 		if (!stage.enabled(current)) continue;
 		pass ??= { original: message };
