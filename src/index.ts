@@ -24,7 +24,9 @@
  * How it works: `session_start` tracks the model (for model-family gates) and
  * surveys who owns each built-in name; `resources_discover` (after every
  * extension's `session_start`) and `before_agent_start` survey again;
- * `message_end` runs the stage table (`extension/repair/message-end.ts`): the
+ * `message_end` leaves a reply whose every call passes as sent against the
+ * tools as last read this run as pi finished it, reading nothing, and runs
+ * the stage table (`extension/repair/message-end.ts`) for any other: the
  * tool-name repair (when on), the grammar-leak handler, the judgement of every
  * call against its active tool (the malformed-JSON rescue included), and the
  * silent-stop check; `tool_call` blocks only a refusal decided there, and
@@ -207,6 +209,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 	 * none) holds the name.
 	 */
 	const composeOwners = (ctx: ExtensionContext, claimCodemode: boolean) => {
+		// Where owners may have changed, the first reply after reads pi's lists again before it may skip them.
+		targets.forget();
 		for (const fresh of foreignOwners.update(foreignBuiltinOwners(pi.getAllTools()))) {
 			showSettingsWarning(ctx, foreignOwnerLine(fresh));
 		}
@@ -403,6 +407,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			feedback.clear();
 			refusals.clear();
 			judged.clear();
+			targets.forget();
 			deps.failures.clear();
 			foreignOwners.clear();
 			silentStops.reset();
@@ -414,6 +419,12 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 
 	/** Whether a message is settled, judged against pi's tool lists as they are now. */
 	const settledNow = (message: PassMessage) => settledMessage(message, targets.forMessage(), mayHoldLeak);
+	/**
+	 * Whether a reply is settled against the tools as pi last listed them, with no stage for it: then it is left
+	 * as pi finished it without reading the lists again (pi has no event for a change of its tools).
+	 */
+	const settledAsLastRead = (message: PassMessage) =>
+		settledMessage(message, targets.asLastRead(), mayHoldLeak) && noStageWhenSettled(stages, message);
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
 			const message = event.message;
@@ -421,6 +432,14 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			// result's name is its call's, noted with the reply that made the call, and the echo texts are read
 			// from the session when a reply needs them.
 			if (message.role !== "assistant" && !anyStageFor(stages, message)) return undefined;
+			// Most replies: every call passes as sent, as it did against the latest read of pi's lists.
+			if (
+				message.role === "assistant" &&
+				contained("message-end:settled-as-read", () => settledAsLastRead(message)) === true
+			) {
+				noteSavedNames(message);
+				return undefined;
+			}
 			survey.refresh();
 			cwd = ctx.cwd;
 			// Asked once per reply, here: a throw counts as "not settled", and every stage runs.

@@ -16,9 +16,10 @@
  * always listens and does nothing (test/fixtures/idle-extension.ts), and
  * prints two more comparisons of the same length: that extension against pi
  * alone (what pi spends on any such extension) and the layer against it
- * (what the layer's own code adds). It also adds an arm that reads, at each
- * reply, what the layer must read before it judges anything: pi's two tool
- * lists, each called tool found in them (test/fixtures/ownership-read-extension.ts);
+ * (what the layer's own code adds). It also adds an arm that reads pi's two
+ * tool lists at each reply, each called tool found in them, which the layer
+ * reads only at a tool's first reply of a run and at replies it may change
+ * (test/fixtures/ownership-read-extension.ts);
  * two comparisons follow: it against the idle extension (what that read costs)
  * and the layer against it. `RESIDENT=<MiB>` adds the idle extension holding
  * that much memory resident against the idle one alone

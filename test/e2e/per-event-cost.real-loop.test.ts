@@ -22,13 +22,12 @@ import repairExtension from "../../src/index.ts";
 import { type PiSessionHarness, startPiSession } from "../helpers/pi-session.ts";
 
 type ListRead = "getAllTools" | "getActiveTools";
+/** One event the layer handled: its name, the role of its message (for `message_end`) and the lists it read. */
+type HandledEvent = { event: string; role?: string; counts: Record<ListRead, number> };
 
 /** pi's API with its tool-list reads counted per handled event (one entry per event the layer handled). */
-function countingApi(
-	pi: ExtensionAPI,
-	reads: Array<{ event: string; counts: Record<ListRead, number> }>,
-): ExtensionAPI {
-	let current: { event: string; counts: Record<ListRead, number> } | undefined;
+function countingApi(pi: ExtensionAPI, reads: HandledEvent[]): ExtensionAPI {
+	let current: HandledEvent | undefined;
 	return new Proxy(pi, {
 		get(target, key, receiver) {
 			if (key === "on") {
@@ -36,7 +35,12 @@ function countingApi(
 					target.on(
 						event as never,
 						((...args: unknown[]) => {
-							current = { event, counts: { getAllTools: 0, getActiveTools: 0 } };
+							const role = (args[0] as { message?: { role?: string } } | undefined)?.message?.role;
+							current = {
+								event,
+								...(role === undefined ? {} : { role }),
+								counts: { getAllTools: 0, getActiveTools: 0 },
+							};
 							reads.push(current);
 							try {
 								return handler(...args);
@@ -65,7 +69,7 @@ describe("pi's tool lists, read once per event, through pi's real agent loop", (
 	});
 
 	it("reads each list at most once while handling one event, whatever the message holds", async () => {
-		const reads: Array<{ event: string; counts: Record<ListRead, number> }> = [];
+		const reads: HandledEvent[] = [];
 		run = await startPiSession({
 			files: { "a.txt": "hello\n" },
 			model: "glm-4.6",
@@ -132,6 +136,75 @@ describe("pi's tool lists, read once per event, through pi's real agent loop", (
 		expect(run.resultText("u")).toBe("unlocked");
 		expect(run.resultText("t")).toContain("sum=6");
 		expect(run.toolResult("t")?.isError).toBe(false);
+	});
+
+	it("reads the lists for a tool's first reply of a run, and not for a reply that passes as sent against that read", async () => {
+		const reads: HandledEvent[] = [];
+		run = await startPiSession({
+			files: { "a.txt": "hello\n" },
+			extensions: [(pi) => repairExtension(countingApi(pi, reads))],
+		});
+		const read = (id: string) => ({ id, name: "read", arguments: { path: "a.txt" } });
+		const bash = (id: string) => ({ id, name: "bash", arguments: { command: "true" } });
+		const listReads = () =>
+			reads
+				.filter((handled) => handled.event === "message_end" && handled.role === "assistant")
+				.map((handled) => handled.counts.getAllTools + handled.counts.getActiveTools);
+		await run.play([
+			{ toolCalls: [read("r1")] },
+			{ toolCalls: [bash("b1")] },
+			{ toolCalls: [read("r2"), bash("b2")] },
+			{ toolCalls: [bash("b3"), read("r3")] },
+			{ text: "Done." },
+		]);
+		// The first reply of each tool reads both lists; replies of tools read before read nothing.
+		expect(listReads().slice(0, 4)).toEqual([2, 2, 0, 0]);
+		expect(run.resultText("r3")).toContain("hello");
+		// A new run may follow a change of owners: its first reply reads the lists again.
+		const before = listReads().length;
+		await run.play([{ toolCalls: [read("r4")] }, { text: "Done." }], "once more");
+		expect(listReads()[before]).toBe(2);
+	});
+
+	it("judges a call on a new read when it does not pass as sent against a tool changed since", async () => {
+		/** The owner's tally tool, adding the numbers it gets under `key`. */
+		const tally = (key: "numbers" | "values") => ({
+			name: "tally",
+			label: "tally",
+			description: `Adds the ${key}.`,
+			parameters: Type.Object({ [key]: Type.Array(Type.Number()) }),
+			execute: (_id: string, params: Record<string, number[]>) =>
+				Promise.resolve({
+					content: [{ type: "text" as const, text: `sum=${(params[key] ?? []).reduce((a, b) => a + b, 0)}` }],
+					details: {},
+				}),
+		});
+		const owner = (pi: ExtensionAPI) => {
+			pi.registerTool(tally("numbers"));
+			pi.registerTool({
+				name: "rename",
+				label: "rename",
+				description: "Renames tally's parameter.",
+				parameters: Type.Object({}),
+				execute: () => {
+					// The owner replaces its own definition in the middle of the run.
+					pi.registerTool(tally("values"));
+					return Promise.resolve({ content: [{ type: "text" as const, text: "renamed" }], details: {} });
+				},
+			});
+		};
+		run = await startPiSession({ extensions: [repairExtension, owner], tools: ["tally", "rename"] });
+		await run.play([
+			{ toolCalls: [{ id: "t1", name: "tally", arguments: { numbers: [1, 2] } }] },
+			{ toolCalls: [{ id: "n", name: "rename", arguments: {} }] },
+			// Against the first definition `values` is no parameter, so the call is judged against the tool as it is now.
+			{ toolCalls: [{ id: "t2", name: "tally", arguments: { values: "[1, 2, 3]" } }] },
+			{ text: "Done." },
+		]);
+		expect(run.resultText("t1")).toBe("sum=3");
+		expect(run.resultText("n")).toBe("renamed");
+		expect(run.resultText("t2")).toContain("sum=6");
+		expect(run.toolResult("t2")?.isError).toBe(false);
 	});
 
 	it("holds no turn_end handler through a session of valid calls, and one only for a silent stop", async () => {

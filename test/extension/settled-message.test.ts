@@ -39,7 +39,7 @@ function tool(name: string, parameters: unknown, path: string, source: string): 
 	};
 }
 
-function setup() {
+function setup(active: readonly string[] = ACTIVE) {
 	const feedback = new RepairFeedbackHub();
 	const deps = repairDeps({ feedback, modelId: "glm-4.6" });
 	const builtins = new BuiltinRepairers(deps);
@@ -52,7 +52,7 @@ function setup() {
 	const targets = new CallTargets(
 		{
 			allTools: () => tools,
-			activeTools: () => ACTIVE,
+			activeTools: () => active,
 			builtinRepairer: (name) => builtins.repairer(name, CWD),
 			piShimFor: (name, schema) => builtins.piShimFor(name, schema, CWD),
 			configuredAliases: () => [],
@@ -195,5 +195,97 @@ describe("a settled message", () => {
 		const message = { role: "assistant", content: [call("g", "read", args)], stopReason: "toolUse" };
 		expect(settledMessage(message, targets.forMessage(), mayHoldLeak)).toBe(false);
 		expect(reads).toBe(0);
+	});
+});
+
+describe("a reply settled against the latest read of pi's lists", () => {
+	const reply = (...names: string[]) => ({
+		role: "assistant",
+		content: names.map((name, index) =>
+			BLOCKS.find((entry) => entry.settles && isCallOf(entry, name))?.block(`l${index}`),
+		),
+		stopReason: "toolUse",
+	});
+	const isCallOf = (entry: (typeof BLOCKS)[number], name: string) =>
+		(entry.block("x") as { name?: string }).name === name;
+
+	it("settles nothing before pi's lists were read", () => {
+		const { targets } = setup();
+		expect(settledMessage(reply("read", "bash"), targets.asLastRead(), mayHoldLeak)).toBe(false);
+	});
+
+	it("settles only calls of the tools that read resolved, to the very targets it resolved", () => {
+		const { targets } = setup();
+		const fresh = targets.forMessage();
+		expect(settledMessage(reply("read", "bash"), fresh, mayHoldLeak)).toBe(true);
+		const recorded = targets.asLastRead();
+		expect(recorded("read")).toBe(fresh("read"));
+		expect(settledMessage(reply("read", "bash"), recorded, mayHoldLeak)).toBe(true);
+		expect(settledMessage(reply("bash", "read", "bash"), recorded, mayHoldLeak)).toBe(true);
+		// A tool the read never resolved sends the reply to a new read.
+		expect(settledMessage(reply("read", "todo"), recorded, mayHoldLeak)).toBe(false);
+		// A recorded tool still judges what it is sent: a call that does not pass as sent is not settled by the record.
+		const repairable = BLOCKS.find((entry) => !entry.settles && isCallOf(entry, "read"))?.block("r");
+		expect(
+			settledMessage({ role: "assistant", content: [repairable], stopReason: "toolUse" }, recorded, mayHoldLeak),
+		).toBe(false);
+	});
+
+	it("keeps each name's latest read, and drops a name a later read finds inactive", () => {
+		const active = [...ACTIVE];
+		const { targets } = setup(active);
+		const first = targets.forMessage();
+		first("read");
+		const next = targets.forMessage();
+		next("todo");
+		expect(targets.asLastRead()("todo")).toBe(next("todo"));
+		expect(targets.asLastRead()("read")).toBe(first("read"));
+		active.splice(active.indexOf("read"), 1);
+		expect(targets.forMessage()("read")).toBeUndefined();
+		expect(targets.asLastRead()("read")).toBeUndefined();
+		expect(targets.asLastRead()("todo")).toBe(next("todo"));
+	});
+
+	it("records neither nested calls' tools nor a name no active tool has", () => {
+		const { targets } = setup();
+		targets.forMessage("all")("write");
+		expect(targets.asLastRead()("write")).toBeUndefined();
+		const fresh = targets.forMessage();
+		expect(fresh("write")).toBeUndefined();
+		expect(fresh("raed")).toBeUndefined();
+		expect(targets.asLastRead()("write")).toBeUndefined();
+		expect(targets.asLastRead()("raed")).toBeUndefined();
+	});
+
+	it("is forgotten on request, so the next reply reads the lists again", () => {
+		const { targets } = setup();
+		targets.forMessage()("read");
+		targets.forget();
+		expect(targets.asLastRead()("read")).toBeUndefined();
+	});
+
+	it("settles a reply only when the tools as they are now settle it too, while they are unchanged (property)", () => {
+		let settled = 0;
+		fc.assert(
+			fc.property(
+				fc.array(fc.nat({ max: BLOCKS.length - 1 }), { maxLength: 4 }),
+				fc.array(fc.nat({ max: BLOCKS.length - 1 }), { maxLength: 4 }),
+				(first, second) => {
+					const { targets } = setup();
+					const message = (picks: number[], prefix: string) => ({
+						role: "assistant",
+						content: picks.map((pick, index) => BLOCKS[pick]?.block(`${prefix}${index}`)),
+						stopReason: "toolUse",
+					});
+					settledMessage(message(first, "a"), targets.forMessage(), mayHoldLeak);
+					const later = message(second, "b");
+					if (!settledMessage(later, targets.asLastRead(), mayHoldLeak)) return;
+					settled++;
+					expect(settledMessage(later, targets.forMessage(), mayHoldLeak)).toBe(true);
+				},
+			),
+			{ numRuns: 300 },
+		);
+		expect(settled).toBeGreaterThan(20);
 	});
 });

@@ -79,6 +79,8 @@ export class CallTargets {
 	private readonly source: ToolSource;
 	private readonly deps: RepairDeps;
 	private readonly cache = new Map<string, CachedRepairer>();
+	/** What each tool name of a model-issued call resolved to at its latest read of pi's lists, until {@link forget}. */
+	private readonly lastRead = new Map<string, CallTarget>();
 
 	constructor(source: ToolSource, deps: RepairDeps) {
 		this.source = source;
@@ -105,8 +107,29 @@ export class CallTargets {
 			const target = tool === undefined ? undefined : this.targetOf(tool);
 			resolved ??= new Map();
 			resolved.set(toolName, target);
+			if (reach === "active") {
+				if (target === undefined) this.lastRead.delete(toolName);
+				else this.lastRead.set(toolName, target);
+			}
 			return target;
 		};
+	}
+
+	/**
+	 * A resolver over what each name resolved to at its latest read of pi's
+	 * lists, reading nothing; a name no read resolved to an active tool is
+	 * unknown here. Only for leaving a reply alone: a call that passes as
+	 * sent against a tool changed since is left as pi finished it, which is
+	 * what pi alone would run, and anything the layer would change is judged
+	 * on a new read.
+	 */
+	asLastRead(): (toolName: string) => CallTarget | undefined {
+		return (toolName) => this.lastRead.get(toolName);
+	}
+
+	/** Drops the record of the latest read, so the next message reads pi's lists before it can skip them. */
+	forget(): void {
+		this.lastRead.clear();
 	}
 
 	private targetOf(tool: ToolInfo): CallTarget {
