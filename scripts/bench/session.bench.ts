@@ -21,7 +21,10 @@
  * reads only at a tool's first reply of a run and at replies it may change
  * (test/fixtures/ownership-read-extension.ts);
  * two comparisons follow: it against the idle extension (what that read costs)
- * and the layer against it. `RESIDENT=<MiB>` adds the idle extension holding
+ * and the layer against it. `COMPARE=<built checkout>` adds this checkout's
+ * layer against that one's, in the same alternating pairs: what a change to
+ * the layer saves over a whole session, apart from the machine's drift
+ * between runs of the command. `RESIDENT=<MiB>` adds the idle extension holding
  * that much memory resident against the idle one alone
  * (test/fixtures/resident-memory-extension.ts): what memory costs pi by being
  * resident, since pi forks for every `bash` call. `INSTALLED=1` adds the same session in
@@ -67,6 +70,15 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 		});
 	const installedOnly = process.env.INSTALLED === "only";
 	if (!installedOnly) session(`session of ${VALID_CALL_TURNS * 2} valid calls`, alone, layer);
+	const other = process.env.COMPARE;
+	if (other !== undefined && !installedOnly) {
+		// Two builds in alternating pairs see one machine state, which separate runs of the command do not.
+		if (existsSync(join(other, "dist", "bundle", "layer.cjs"))) {
+			session(`this checkout vs ${other}`, { args: ["-e", other], noExtensions: true }, layer);
+		} else {
+			console.log(`COMPARE=${other} holds no built layer: run \`npm run build\` there first`);
+		}
+	}
 	const resident = Number(process.env.RESIDENT);
 	if (Number.isFinite(resident) && resident > 0 && !installedOnly) {
 		// What memory held resident costs by itself: pi forks for every bash call, copying the page table of all of it.

@@ -133,7 +133,7 @@ export class CallTargets {
 	}
 
 	private targetOf(tool: ToolInfo): CallTarget {
-		// Who owns the name is read at each message, so an owner that registered late is never judged as pi's tool.
+		// Who owns the name is read from pi's list whenever a call may be changed, so a late owner is never judged as pi's tool.
 		const builtin = isPiCoreTool(tool) ? this.source.builtinRepairer(tool.name) : undefined;
 		return builtin === undefined
 			? { repairer: this.foreign(tool), builtin: false }
