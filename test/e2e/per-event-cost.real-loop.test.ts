@@ -1,8 +1,10 @@
 /**
  * What the layer costs pi on each event, through pi's real agent loop
  * in-process: the stages of one message share one read of pi's tool lists
- * (each read builds a record for every registered tool), a tool that
- * becomes active between events is seen at the next one, and the layer
+ * (each read builds a record for every registered tool), a reply whose
+ * calls all pass as sent against the latest read of their tools in this
+ * run reads none, a tool that becomes active or changes between events is
+ * seen at the next reply that needs it, and the layer
  * holds a `turn_end` handler (which makes pi rebuild the session's context
  * on every turn) only for a turn that stopped silently, a `turn_start`
  * handler only while something waits for the next turn, and `tool_call` and
