@@ -419,12 +419,8 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 
 	/** Whether a message is settled, judged against pi's tool lists as they are now. */
 	const settledNow = (message: PassMessage) => settledMessage(message, targets.forMessage(), mayHoldLeak);
-	/**
-	 * Whether a reply is settled against the tools as pi last listed them, with no stage for it: then it is left
-	 * as pi finished it without reading the lists again (pi has no event for a change of its tools).
-	 */
-	const settledAsLastRead = (message: PassMessage) =>
-		settledMessage(message, targets.asLastRead(), mayHoldLeak) && noStageWhenSettled(stages, message);
+	/** The same, against each called tool as it was at its latest read this run: reads nothing. */
+	const settledAsLastRead = (message: PassMessage) => settledMessage(message, targets.asLastRead(), mayHoldLeak);
 	pi.on("message_end", (event, ctx) =>
 		contained("message-end", () => {
 			const message = event.message;
@@ -432,11 +428,12 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			// result's name is its call's, noted with the reply that made the call, and the echo texts are read
 			// from the session when a reply needs them.
 			if (message.role !== "assistant" && !anyStageFor(stages, message)) return undefined;
-			// Most replies: every call passes as sent, as it did against the latest read of pi's lists.
-			if (
+			// A settled reply no stage is for (most replies) stays as pi finished it: only its tool names are noted.
+			const noStageIfSettled =
 				message.role === "assistant" &&
-				contained("message-end:settled-as-read", () => settledAsLastRead(message)) === true
-			) {
+				contained("message-end:settled-stages", () => noStageWhenSettled(stages, message)) === true;
+			// Settled against the latest read of its tools, it needs no new read: pi has no event for a change of its tools.
+			if (noStageIfSettled && contained("message-end:settled-as-read", () => settledAsLastRead(message)) === true) {
 				noteSavedNames(message);
 				return undefined;
 			}
@@ -445,8 +442,7 @@ export default function toolRepairExtension(pi: ExtensionAPI): void {
 			// Asked once per reply, here: a throw counts as "not settled", and every stage runs.
 			const settled =
 				message.role === "assistant" && contained("message-end:settled", () => settledNow(message)) === true;
-			// A settled reply no stage is for (most replies) stays as pi finished it: only its tool names are noted.
-			if (settled && contained("message-end:settled-stages", () => noStageWhenSettled(stages, message)) === true) {
+			if (settled && noStageIfSettled) {
 				noteSavedNames(message);
 				return undefined;
 			}
