@@ -19,10 +19,19 @@
  * too, in runs alternating with this one's, and adds its totals and the
  * paired difference (this checkout minus the other, median of the runs).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countFromEnv, median, ROOT, timeHandlers, VALID_CALL_SESSION, VALID_CALL_TURNS } from "./pi-cli-runs.ts";
+import {
+	countFromEnv,
+	hasBuiltLayer,
+	median,
+	ROOT,
+	timeHandlers,
+	unbuiltCompare,
+	VALID_CALL_SESSION,
+	VALID_CALL_TURNS,
+} from "./pi-cli-runs.ts";
 
 /** Each event's total in one session, in microseconds, and their sum under `all`. */
 function totals(session: Record<string, number[]>): Map<string, number> {
@@ -39,10 +48,10 @@ function totals(session: Record<string, number[]>): Map<string, number> {
 const ms = (micros: number) => `${(micros / 1000).toFixed(2).padStart(7)} ms`;
 
 const other = process.env.COMPARE;
-if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
+if (!hasBuiltLayer(ROOT)) {
 	console.log("no build: run `npm run build` first (the handler bench times the built layer)");
-} else if (other !== undefined && !existsSync(join(other, "dist", "bundle", "layer.cjs"))) {
-	console.log(`COMPARE=${other} holds no built layer: run \`npm run build\` there first`);
+} else if (other !== undefined && !hasBuiltLayer(other)) {
+	console.log(unbuiltCompare(other));
 } else {
 	const runs = countFromEnv("RUNS", 5);
 	const work = mkdtempSync(join(tmpdir(), "pi-repair-handlers-"));

@@ -43,6 +43,16 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** Whether `checkout` holds a built layer: the benches measure `dist/bundle/layer.cjs`, which `npm run build` makes. */
+export function hasBuiltLayer(checkout: string): boolean {
+	return existsSync(join(checkout, "dist", "bundle", "layer.cjs"));
+}
+
+/** What a bench prints for `COMPARE=<checkout>` when that checkout holds no built layer. */
+export function unbuiltCompare(checkout: string): string {
+	return `COMPARE=${checkout} holds no built layer: run \`npm run build\` there first`;
+}
 const PI_BIN = join(ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
 const PROVIDER = join(ROOT, "test/fixtures/scripted-provider.ts");
 const USAGE = join(ROOT, "scripts/bench/resource-usage.mjs");

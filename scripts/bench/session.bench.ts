@@ -34,22 +34,24 @@
  * comparisons follow in that route: it against the empty agent folder, and
  * the layer against it.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
 	type Arm,
 	controlPackage,
+	hasBuiltLayer,
 	installedAgent,
 	pairCount,
 	pairedRuns,
 	piInstall,
 	ROOT,
+	unbuiltCompare,
 	VALID_CALL_SESSION,
 	VALID_CALL_TURNS,
 } from "./pi-cli-runs.ts";
 
-if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
+if (!hasBuiltLayer(ROOT)) {
 	console.log("no build: run `npm run build` first (the session bench measures the built layer)");
 } else {
 	const alone: Arm = { args: [], noExtensions: true };
@@ -73,10 +75,10 @@ if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
 	const other = process.env.COMPARE;
 	if (other !== undefined && !installedOnly) {
 		// Two builds in alternating pairs see one machine state, which separate runs of the command do not.
-		if (existsSync(join(other, "dist", "bundle", "layer.cjs"))) {
+		if (hasBuiltLayer(other)) {
 			session(`this checkout vs ${other}`, { args: ["-e", other], noExtensions: true }, layer);
 		} else {
-			console.log(`COMPARE=${other} holds no built layer: run \`npm run build\` there first`);
+			console.log(unbuiltCompare(other));
 		}
 	}
 	const resident = Number(process.env.RESIDENT);

@@ -17,17 +17,25 @@
  * sets the number of pairs (default 15); `INSTRUCTIONS=<n>` adds n pairs
  * counted in instructions by callgrind (scripts/bench/pi-cli-runs.ts).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { controlPackage, installedAgent, pairCount, pairedRuns, piInstall, ROOT } from "./pi-cli-runs.ts";
+import {
+	controlPackage,
+	hasBuiltLayer,
+	installedAgent,
+	pairCount,
+	pairedRuns,
+	piInstall,
+	ROOT,
+} from "./pi-cli-runs.ts";
 
 const SCRIPT = [{ text: "hello" }];
 // A first session that runs a call leaves the whole code cache, which every later start of a user's pi loads.
 const WARM_UP = [{ toolCalls: [{ id: "w", name: "bash", arguments: { command: "true" } }] }, { text: "hello" }];
 const pairs = pairCount(15);
 
-if (!existsSync(join(ROOT, "dist", "bundle", "layer.cjs"))) {
+if (!hasBuiltLayer(ROOT)) {
 	console.log("no build: run `npm run build` first (the startup bench measures the built layer)");
 } else {
 	const work = mkdtempSync(join(tmpdir(), "pi-repair-startup-"));
