@@ -21,8 +21,12 @@
  * reads only at a tool's first reply of a run and at replies it may change
  * (test/fixtures/ownership-read-extension.ts);
  * two comparisons follow: it against the idle extension (what that read costs)
- * and the layer against it. `COMPARE=<built checkout>` adds this checkout's
- * layer against that one's, in the same alternating pairs: what a change to
+ * and the layer against it. Last, the layer with its `message_end` handler
+ * withheld (test/fixtures/layer-without-replies.ts) against pi alone (what
+ * loading the layer and hosting its listeners cost) and the layer against
+ * it (what judging every reply costs the whole session).
+ * `COMPARE=<built checkout>` adds this checkout's layer against that one's,
+ * in the same alternating pairs: what a change to
  * the layer saves over a whole session, apart from the machine's drift
  * between runs of the command. `RESIDENT=<MiB>` adds the idle extension holding
  * that much memory resident against the idle one alone
@@ -61,6 +65,10 @@ if (!hasBuiltLayer(ROOT)) {
 		args: ["-e", join(ROOT, "test/fixtures/ownership-read-extension.ts")],
 		noExtensions: true,
 	};
+	const withoutReplies: Arm = {
+		args: ["-e", join(ROOT, "test/fixtures/layer-without-replies.ts")],
+		noExtensions: true,
+	};
 	const session = (label: string, without: Arm, withArm: Arm) =>
 		pairedRuns({
 			label,
@@ -96,6 +104,9 @@ if (!hasBuiltLayer(ROOT)) {
 		session("layer vs idle extension", idle, layer);
 		session("ownership read vs idle", idle, ownershipRead);
 		session("layer vs ownership read", ownershipRead, layer);
+		// After the first comparison, whose warm-up left the whole code cache both arms of these load.
+		session("replies withheld vs pi alone", alone, withoutReplies);
+		session("layer vs its replies withheld", withoutReplies, layer);
 	}
 	if (process.env.INSTALLED === "1" || installedOnly) {
 		const work = mkdtempSync(join(tmpdir(), "pi-repair-session-"));
