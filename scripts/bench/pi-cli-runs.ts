@@ -43,6 +43,9 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const PI_BIN = join(ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+const PROVIDER = join(ROOT, "test/fixtures/scripted-provider.ts");
+const USAGE = join(ROOT, "scripts/bench/resource-usage.mjs");
 
 /** Whether `checkout` holds a built layer: the benches measure `dist/bundle/layer.cjs`, which `npm run build` makes. */
 export function hasBuiltLayer(checkout: string): boolean {
@@ -53,9 +56,6 @@ export function hasBuiltLayer(checkout: string): boolean {
 export function unbuiltCompare(checkout: string): string {
 	return `COMPARE=${checkout} holds no built layer: run \`npm run build\` there first`;
 }
-const PI_BIN = join(ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
-const PROVIDER = join(ROOT, "test/fixtures/scripted-provider.ts");
-const USAGE = join(ROOT, "scripts/bench/resource-usage.mjs");
 
 export interface Usage {
 	/** User and system CPU together: what the budgets are read against. */

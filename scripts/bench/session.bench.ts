@@ -26,9 +26,9 @@
  * loading the layer and hosting its listeners cost) and the layer against
  * it (what judging every reply costs the whole session).
  * `COMPARE=<built checkout>` adds this checkout's layer against that one's,
- * in the same alternating pairs: what a change to
- * the layer saves over a whole session, apart from the machine's drift
- * between runs of the command. `RESIDENT=<MiB>` adds the idle extension holding
+ * in the same alternating pairs: what a change to the layer saves over a
+ * whole session, apart from the machine's drift between runs of the
+ * command. `RESIDENT=<MiB>` adds the idle extension holding
  * that much memory resident against the idle one alone
  * (test/fixtures/resident-memory-extension.ts): what memory costs pi by being
  * resident, since pi forks for every `bash` call. `INSTALLED=1` adds the same session in
